@@ -1,0 +1,241 @@
+"""Cumulative sum and product over NumPy arrays with DirectML's semantics.
+
+``cumsum`` and ``cumprod`` scan along one axis, in increasing or decreasing index order, inclusive or exclusive,
+keep the input's dtype, and can write in place, as DirectML's DML_CUMULATIVE_SUMMATION_OPERATOR_DESC and
+DML_CUMULATIVE_PRODUCT_OPERATOR_DESC do. The scan runs in SIMD kernels chosen for this CPU (see :func:`isa`).
+"""
+
+from __future__ import annotations
+
+import enum
+import operator
+import os
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from . import _core
+
+try:
+    from numpy.exceptions import AxisError
+except ImportError:  # NumPy < 1.25 kept it at the top level
+    from numpy import AxisError  # type: ignore[attr-defined,no-redef]
+
+__version__: str = _core.__version__
+
+__all__ = [
+    "Direction",
+    "__version__",
+    "cumprod",
+    "cumsum",
+    "get_num_threads",
+    "isa",
+    "set_num_threads",
+    "supported_isas",
+]
+
+
+class Direction(enum.Enum):
+    """The order in which elements are accumulated along the axis (DirectML's DML_AXIS_DIRECTION)."""
+
+    INCREASING = "increasing"
+    DECREASING = "decreasing"
+
+
+_SUPPORTED_KINDS = "fciu"
+# numpy.cumsum turns bool into the default integer; so does simdscan.
+_BOOL_RESULT = np.cumsum(np.zeros(1, dtype=bool)).dtype
+
+
+def isa() -> str:
+    """The name of the active ISA tier ("sse2", "avx2", "avx512", ...)."""
+    return _core.isa()
+
+
+def supported_isas() -> list[str]:
+    """ISA tiers this CPU supports, lowest first; SIMDSCAN_ISA may force any of them."""
+    return list(_core.supported_isas())
+
+
+def set_num_threads(n: int) -> None:
+    """Sets how many threads a large scan may use (1: the calling thread only)."""
+    n = operator.index(n)
+    if n < 1:
+        raise ValueError(f"the number of threads must be at least 1, got {n}")
+    _core.set_num_threads(n)
+
+
+def get_num_threads() -> int:
+    """How many threads a large scan may use (default: the cores this process may run on)."""
+    return int(_core.get_num_threads())
+
+
+def _parse_direction(direction: Union[Direction, str]) -> bool:
+    """Returns True for the decreasing direction."""
+    if isinstance(direction, Direction):
+        return direction is Direction.DECREASING
+    if not isinstance(direction, str):
+        raise TypeError(
+            f"direction must be a simdscan.Direction or one of 'increasing', 'decreasing'; "
+            f"got {type(direction).__name__}"
+        )
+    if direction == "increasing":
+        return False
+    if direction == "decreasing":
+        return True
+    raise ValueError(f"direction must be 'increasing' or 'decreasing', got {direction!r}")
+
+
+def _check_dtype(dtype: np.dtype) -> None:
+    if dtype.kind not in _SUPPORTED_KINDS or dtype.fields is not None or dtype.itemsize > 16 or (
+        dtype.kind == "f" and dtype.itemsize > 8
+    ):
+        raise TypeError(f"simdscan does not support dtype {dtype}")
+
+
+def _scan(
+    op: str,
+    a: Any,
+    axis: Optional[int],
+    direction: Union[Direction, str],
+    exclusive: bool,
+    dtype: Any,
+    out: Optional[np.ndarray],
+) -> np.ndarray:
+    reverse = _parse_direction(direction)
+    exclusive = bool(exclusive)
+    array = np.asarray(a)
+    if dtype is not None:
+        result_dtype = np.dtype(dtype)
+    elif array.dtype.kind == "b":
+        result_dtype = _BOOL_RESULT
+    else:
+        # Results are native-endian, as NumPy's; a byte-swapped input is read as it is, without a copy.
+        result_dtype = array.dtype.newbyteorder("=")
+    if array.dtype.kind not in _SUPPORTED_KINDS + "b":
+        raise TypeError(f"simdscan does not support dtype {array.dtype}")
+    _check_dtype(result_dtype)
+
+    if axis is None:
+        array = array.reshape(-1)
+        axis = 0
+    else:
+        axis = operator.index(axis)
+        if array.ndim == 0:
+            array = array.reshape(1)
+        if not -array.ndim <= axis < array.ndim:
+            raise AxisError(axis, array.ndim)
+        axis %= array.ndim
+
+    if out is not None:
+        if not isinstance(out, np.ndarray):
+            raise TypeError(f"out must be a numpy.ndarray, got {type(out).__name__}")
+        if out.shape != array.shape:
+            raise ValueError(f"out has shape {out.shape}, the result has shape {array.shape}")
+        if out.dtype.newbyteorder("=") != result_dtype:
+            raise TypeError(f"out has dtype {out.dtype}, the result has dtype {result_dtype}")
+        if not out.flags.writeable:
+            raise ValueError("out is read-only")
+
+    if array.dtype.newbyteorder("=") != result_dtype:
+        array = array.astype(result_dtype)
+    elif out is not None and np.may_share_memory(array, out) and not _same_view(array, out):
+        # Partial overlap: scan a private copy so no output write can clobber an input not yet read.
+        array = array.copy()
+    if out is None:
+        out = np.empty(array.shape, dtype=result_dtype)
+    _core.scan(op, array, out, axis, reverse, exclusive)
+    return out
+
+
+def _same_view(a: np.ndarray, b: np.ndarray) -> bool:
+    return (
+        a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+        and a.strides == b.strides
+        and a.shape == b.shape
+    )
+
+
+def cumsum(
+    a: Any,
+    axis: Optional[int] = None,
+    *,
+    direction: Union[Direction, str] = "increasing",
+    exclusive: bool = False,
+    dtype: Any = None,
+    out: Optional[np.ndarray] = None,
+) -> np.ndarray:
+    """Cumulative sum along an axis, as DirectML's DML_CUMULATIVE_SUMMATION_OPERATOR_DESC.
+
+    Parameters
+    ----------
+    a : array_like
+        Input data.
+    axis : int, optional
+        The axis to scan; negative counts from the end. None scans the C-order flattened array.
+    direction : {"increasing", "decreasing"} or Direction
+        Increasing: out[i] sums x[0] .. x[i]. Decreasing: out[i] sums x[i] .. x[n-1].
+    exclusive : bool
+        Leave the element itself out of its own sum: increasing out[i] sums x[0] .. x[i-1], decreasing
+        x[i+1] .. x[n-1]; an empty range gives 0.
+    dtype : dtype, optional
+        The result's dtype; the input is cast to it first. Default: the input's dtype (bool: the default integer).
+    out : ndarray, optional
+        Where to write the result (any strides; may be ``a`` itself).
+
+    Returns
+    -------
+    ndarray
+        ``out`` if given, else a new array.
+
+    Examples
+    --------
+    >>> import simdscan
+    >>> simdscan.cumsum([1, 2, 3, 4])
+    array([ 1,  3,  6, 10])
+    >>> simdscan.cumsum([1, 2, 3, 4], direction="decreasing", exclusive=True)
+    array([9, 7, 4, 0])
+    """
+    return _scan("sum", a, axis, direction, exclusive, dtype, out)
+
+
+def cumprod(
+    a: Any,
+    axis: Optional[int] = None,
+    *,
+    direction: Union[Direction, str] = "increasing",
+    exclusive: bool = False,
+    dtype: Any = None,
+    out: Optional[np.ndarray] = None,
+) -> np.ndarray:
+    """Cumulative product along an axis, as DirectML's DML_CUMULATIVE_PRODUCT_OPERATOR_DESC.
+
+    Parameters are those of :func:`cumsum`; an empty exclusive range gives 1.
+
+    Examples
+    --------
+    >>> import simdscan
+    >>> simdscan.cumprod([1, 2, 3, 4])
+    array([ 1,  2,  6, 24])
+    >>> simdscan.cumprod([1, 2, 3, 4], exclusive=True)
+    array([1, 1, 2, 6])
+    """
+    return _scan("prod", a, axis, direction, exclusive, dtype, out)
+
+
+def _select_isa_from_environment() -> None:
+    requested = os.environ.get("SIMDSCAN_ISA")
+    if requested:
+        try:
+            _core.select_isa(requested)
+        except ValueError as error:
+            raise ImportError(f"SIMDSCAN_ISA={requested!r}: {error}") from None
+    threads = os.environ.get("SIMDSCAN_NUM_THREADS")
+    if threads:
+        try:
+            set_num_threads(int(threads))
+        except ValueError as error:
+            raise ImportError(f"SIMDSCAN_NUM_THREADS={threads!r}: {error}") from None
+
+
+_select_isa_from_environment()

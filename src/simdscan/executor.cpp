@@ -1,0 +1,539 @@
+// Layout analysis and scheduling: turns a strided N-d job into calls of the active tier's kernels.
+//
+// Three paths, chosen per job:
+//  direct   - the scan axis is element-contiguous in input and output: kernels run on the arrays themselves;
+//  outer    - the scan axis is strided but another axis is contiguous: whole rows combine elementwise, row by row,
+//             in NumPy's order;
+//  buffered - anything else (strided, byte-swapped, float16, misaligned): blocks of a line are gathered into a
+//             buffer in scan order, scanned there, and scattered back.
+#include <algorithm>
+#include <atomic>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "dispatch.hpp"
+#include "kernels.hpp"
+#include "scan.hpp"
+#include "thread_pool.hpp"
+
+namespace simdscan {
+namespace {
+
+using detail::ScanState;
+using detail::TypedKernels;
+
+std::atomic<std::size_t> num_threads{0};  // 0: not set yet, use every available core
+
+// Below this many bytes of input a job runs on the calling thread: waking the pool costs more than it saves.
+constexpr std::ptrdiff_t parallel_threshold_bytes = 1 << 20;
+
+struct Dim {
+    std::ptrdiff_t size;
+    std::ptrdiff_t in_stride;
+    std::ptrdiff_t out_stride;
+};
+
+// The job in scan order: pointers to each line's first element in scan order, the byte step between successive
+// elements of a line, and the other axes (sizes > 1, merged where possible, outermost first).
+struct Plan {
+    const char* in;
+    char* out;
+    std::ptrdiff_t n;
+    std::ptrdiff_t in_step;
+    std::ptrdiff_t out_step;
+    std::vector<Dim> others;
+    std::ptrdiff_t lines;
+};
+
+Plan make_plan(const CumulativeOperatorDesc& desc) {
+    const TensorView& in = desc.input;
+    const TensorView& out = desc.output;
+    Plan plan{static_cast<const char*>(in.data), static_cast<char*>(out.data), in.sizes[desc.axis],
+              in.byte_strides[desc.axis], out.byte_strides[desc.axis], {}, 1};
+    if (desc.direction == AxisDirection::decreasing) {
+        plan.in += (plan.n - 1) * plan.in_step;
+        plan.out += (plan.n - 1) * plan.out_step;
+        plan.in_step = -plan.in_step;
+        plan.out_step = -plan.out_step;
+    }
+    for (std::size_t d = 0; d < in.sizes.size(); ++d) {
+        if (d == desc.axis || in.sizes[d] == 1) {
+            continue;
+        }
+        Dim dim{in.sizes[d], in.byte_strides[d], out.byte_strides[d]};
+        // Lines are independent, so any other axis may be walked backwards: make the output's strides positive.
+        if (dim.out_stride < 0) {
+            plan.in += (dim.size - 1) * dim.in_stride;
+            plan.out += (dim.size - 1) * dim.out_stride;
+            dim.in_stride = -dim.in_stride;
+            dim.out_stride = -dim.out_stride;
+        }
+        plan.others.push_back(dim);
+        plan.lines *= dim.size;
+    }
+    std::stable_sort(plan.others.begin(), plan.others.end(), [](const Dim& a, const Dim& b) {
+        return a.out_stride != b.out_stride ? a.out_stride > b.out_stride : a.in_stride > b.in_stride;
+    });
+    std::vector<Dim> merged;
+    for (const Dim& dim : plan.others) {
+        if (!merged.empty()) {
+            Dim& outer = merged.back();
+            if (outer.in_stride == dim.in_stride * dim.size && outer.out_stride == dim.out_stride * dim.size) {
+                outer = Dim{outer.size * dim.size, dim.in_stride, dim.out_stride};
+                continue;
+            }
+        }
+        merged.push_back(dim);
+    }
+    plan.others = std::move(merged);
+    return plan;
+}
+
+// Calls visit(in_offset, out_offset, count) for the lines [begin, end) in row-major order over `dims`, grouped in
+// runs of consecutive lines along the innermost axis.
+template <class Visit>
+void for_each_run(const std::vector<Dim>& dims, std::ptrdiff_t begin, std::ptrdiff_t end, Visit&& visit) {
+    if (dims.empty()) {
+        if (begin < end) {
+            visit(std::ptrdiff_t(0), std::ptrdiff_t(0), std::ptrdiff_t(1));
+        }
+        return;
+    }
+    const std::size_t last = dims.size() - 1;
+    std::vector<std::ptrdiff_t> index(dims.size());
+    std::ptrdiff_t rest = begin;
+    for (std::size_t d = dims.size(); d-- > 0;) {
+        index[d] = rest % dims[d].size;
+        rest /= dims[d].size;
+    }
+    std::ptrdiff_t line = begin;
+    while (line < end) {
+        std::ptrdiff_t in_offset = 0;
+        std::ptrdiff_t out_offset = 0;
+        for (std::size_t d = 0; d < dims.size(); ++d) {
+            in_offset += index[d] * dims[d].in_stride;
+            out_offset += index[d] * dims[d].out_stride;
+        }
+        const std::ptrdiff_t count = std::min(dims[last].size - index[last], end - line);
+        visit(in_offset, out_offset, count);
+        line += count;
+        index[last] += count;
+        for (std::size_t d = last; d > 0 && index[d] == dims[d].size; --d) {
+            index[d] = 0;
+            ++index[d - 1];
+        }
+    }
+}
+
+std::size_t threads_for(std::ptrdiff_t bytes) {
+    return bytes < parallel_threshold_bytes ? 1 : get_num_threads();
+}
+
+// Splits [0, total) into about `parts` contiguous ranges and runs them in parallel.
+template <class Body>
+void parallel_ranges(std::ptrdiff_t total, std::size_t threads, Body&& body) {
+    const std::ptrdiff_t parts = std::min<std::ptrdiff_t>(total, std::ptrdiff_t(threads) * 4);
+    if (threads <= 1 || parts <= 1) {
+        body(std::ptrdiff_t(0), total);
+        return;
+    }
+    detail::parallel_for(std::size_t(parts), threads, [&](std::size_t part) {
+        body(total * std::ptrdiff_t(part) / parts, total * std::ptrdiff_t(part + 1) / parts);
+    });
+}
+
+template <class S, class C>
+struct Job {
+    const Plan& plan;
+    const TypedKernels<C>& kernels;
+    bool exclusive;
+    bool in_swapped;
+    bool out_swapped;
+    const detail::KernelTable& table;
+};
+
+void byteswap_units(void* data, std::ptrdiff_t count, std::size_t unit) {
+    auto* bytes = static_cast<unsigned char*>(data);
+    for (std::ptrdiff_t i = 0; i < count; ++i, bytes += unit) {
+        std::reverse(bytes, bytes + unit);
+    }
+}
+
+// Swap units: complex numbers swap each component.
+template <class S>
+std::size_t swap_unit() {
+    if constexpr (std::is_same<S, std::complex<float>>::value || std::is_same<S, std::complex<double>>::value) {
+        return sizeof(S) / 2;
+    } else {
+        return sizeof(S);
+    }
+}
+
+// The chunk structure of a long line, in scan order: chunk k is [k * size, min(n, (k + 1) * size)).
+struct Chunks {
+    std::ptrdiff_t n;
+    std::ptrdiff_t size;
+    std::ptrdiff_t count() const { return (n + size - 1) / size; }
+    std::ptrdiff_t begin(std::ptrdiff_t k) const { return k * size; }
+    std::ptrdiff_t length(std::ptrdiff_t k) const { return std::min(n, (k + 1) * size) - k * size; }
+};
+
+// Scans one line of the buffered path: gathers blocks in scan order into compute-type buffers, scans, scatters.
+template <class S, class C>
+class LineBuffers {
+public:
+    static constexpr std::ptrdiff_t block = std::min<std::ptrdiff_t>(1024, detail::chunk_elements<C>());
+
+    explicit LineBuffers(const Job<S, C>& job) : job_(job), staging_(block), compute_(block) {}
+
+    // Scans scan positions [begin, begin + length) of the line at in/out with state st.
+    void scan(const char* in, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
+        for (std::ptrdiff_t done = 0; done < length; done += block) {
+            const std::ptrdiff_t count = std::min(block, length - done);
+            C* values = gather(in, begin + done, count);
+            job_.kernels.scan[0](values, values, count, st, job_.exclusive);
+            scatter(values, out, begin + done, count);
+        }
+    }
+
+    void total(const char* in, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
+        for (std::ptrdiff_t done = 0; done < length; done += block) {
+            const std::ptrdiff_t count = std::min(block, length - done);
+            job_.kernels.total[0](gather(in, begin + done, count), count, st);
+        }
+    }
+
+private:
+    C* gather(const char* in, std::ptrdiff_t begin, std::ptrdiff_t count) {
+        const std::ptrdiff_t step = job_.plan.in_step;
+        const char* src = in + begin * step;
+        for (std::ptrdiff_t i = 0; i < count; ++i) {
+            std::memcpy(&staging_[std::size_t(i)], src + i * step, sizeof(S));
+        }
+        if (job_.in_swapped) {
+            byteswap_units(staging_.data(), count * std::ptrdiff_t(sizeof(S) / swap_unit<S>()), swap_unit<S>());
+        }
+        if constexpr (std::is_same<S, C>::value) {
+            return staging_.data();
+        } else {
+            job_.table.half_to_float(staging_.data(), compute_.data(), count);
+            return compute_.data();
+        }
+    }
+
+    void scatter(const C* values, char* out, std::ptrdiff_t begin, std::ptrdiff_t count) {
+        const S* stored = nullptr;
+        if constexpr (std::is_same<S, C>::value) {
+            stored = values;
+        } else {
+            job_.table.float_to_half(values, staging_.data(), count);
+            stored = staging_.data();
+        }
+        if (job_.out_swapped) {
+            if (stored != staging_.data()) {
+                std::memcpy(staging_.data(), stored, std::size_t(count) * sizeof(S));
+            }
+            byteswap_units(staging_.data(), count * std::ptrdiff_t(sizeof(S) / swap_unit<S>()), swap_unit<S>());
+            stored = staging_.data();
+        }
+        const std::ptrdiff_t step = job_.plan.out_step;
+        char* dst = out + begin * step;
+        for (std::ptrdiff_t i = 0; i < count; ++i) {
+            std::memcpy(dst + i * step, &stored[i], sizeof(S));
+        }
+    }
+
+    const Job<S, C>& job_;
+    std::vector<S> staging_;
+    std::vector<C> compute_;  // used by float16 only
+};
+
+// The per-line engines share the chunk logic: scan a line sequentially, or split one line's chunks over threads.
+template <class S, class C, class Engine>
+void scan_line_chunked(const Job<S, C>& job, Engine& engine, const char* in, char* out) {
+    const Chunks chunks{job.plan.n, detail::chunk_elements<C>()};
+    ScanState<C> st{job.kernels.neutral, job.kernels.neutral, false, true};
+    for (std::ptrdiff_t k = 0; k < chunks.count(); ++k) {
+        const C base_before = st.base;
+        st.local = job.kernels.neutral;
+        engine.scan(in, out, chunks.begin(k), chunks.length(k), st);
+        st.base = st.has_base ? job.kernels.apply(base_before, st.local) : st.local;
+        st.has_base = true;
+    }
+}
+
+template <class S, class C, class MakeEngine>
+void scan_line_parallel(const Job<S, C>& job, MakeEngine&& make_engine, const char* in, char* out,
+                        std::size_t threads) {
+    const Chunks chunks{job.plan.n, detail::chunk_elements<C>()};
+    const std::ptrdiff_t count = chunks.count();
+    std::vector<C> totals(std::size_t(count), job.kernels.neutral);
+    // Pass 1: every chunk's total but the last, exactly as the sequential scan computes it.
+    detail::parallel_for(std::size_t(count - 1), threads, [&](std::size_t k) {
+        auto engine = make_engine();
+        ScanState<C> st{job.kernels.neutral, job.kernels.neutral, false, false};
+        engine.total(in, chunks.begin(std::ptrdiff_t(k)), chunks.length(std::ptrdiff_t(k)), st);
+        totals[k] = st.local;
+    });
+    std::vector<C> bases(std::size_t(count), job.kernels.neutral);
+    for (std::ptrdiff_t k = 1; k < count; ++k) {
+        bases[std::size_t(k)] = k == 1 ? totals[0] : job.kernels.apply(bases[std::size_t(k - 1)], totals[std::size_t(k - 1)]);
+    }
+    // Pass 2: each chunk from its base.
+    detail::parallel_for(std::size_t(count), threads, [&](std::size_t k) {
+        auto engine = make_engine();
+        ScanState<C> st{bases[k], job.kernels.neutral, k > 0, k == 0};
+        engine.scan(in, out, chunks.begin(std::ptrdiff_t(k)), chunks.length(std::ptrdiff_t(k)), st);
+    });
+}
+
+// Direct path engine: the kernels run on the arrays, in scan order given by the sign of the step.
+template <class S, class C>
+struct DirectEngine {
+    const Job<S, C>& job;
+    void scan(const char* in, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
+        const bool reverse = job.plan.in_step < 0;
+        const std::ptrdiff_t first = reverse ? begin + length - 1 : begin;  // lowest address, in scan positions
+        job.kernels.scan[reverse](reinterpret_cast<const C*>(in + first * job.plan.in_step),
+                                  reinterpret_cast<C*>(out + first * job.plan.out_step), length, st, job.exclusive);
+    }
+    void total(const char* in, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
+        const bool reverse = job.plan.in_step < 0;
+        const std::ptrdiff_t first = reverse ? begin + length - 1 : begin;
+        job.kernels.total[reverse](reinterpret_cast<const C*>(in + first * job.plan.in_step), length, st);
+    }
+};
+
+// Runs a per-line engine over every line: lines in parallel when there are enough, else each line's chunks.
+template <class S, class C, class MakeEngine>
+void run_lines(const Job<S, C>& job, MakeEngine&& make_engine) {
+    const Plan& plan = job.plan;
+    const std::size_t threads = threads_for(plan.lines * plan.n * std::ptrdiff_t(sizeof(S)));
+    const bool split_lines = plan.n > detail::chunk_elements<C>() && std::ptrdiff_t(threads) > plan.lines;
+    if (split_lines) {
+        for_each_run(plan.others, 0, plan.lines, [&](std::ptrdiff_t in_offset, std::ptrdiff_t out_offset,
+                                                     std::ptrdiff_t count) {
+            const Dim inner = plan.others.empty() ? Dim{1, 0, 0} : plan.others.back();
+            for (std::ptrdiff_t r = 0; r < count; ++r) {
+                scan_line_parallel(job, make_engine, plan.in + in_offset + r * inner.in_stride,
+                                   plan.out + out_offset + r * inner.out_stride, threads);
+            }
+        });
+        return;
+    }
+    parallel_ranges(plan.lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+        auto engine = make_engine();
+        for_each_run(plan.others, begin, end, [&](std::ptrdiff_t in_offset, std::ptrdiff_t out_offset,
+                                                  std::ptrdiff_t count) {
+            const Dim inner = plan.others.empty() ? Dim{1, 0, 0} : plan.others.back();
+            for (std::ptrdiff_t r = 0; r < count; ++r) {
+                scan_line_chunked(job, engine, plan.in + in_offset + r * inner.in_stride,
+                                  plan.out + out_offset + r * inner.out_stride);
+            }
+        });
+    });
+}
+
+template <class S, class C>
+void run_direct(const Job<S, C>& job) {
+    const Plan& plan = job.plan;
+    if (plan.n > detail::chunk_elements<C>()) {
+        run_lines(job, [&] { return DirectEngine<S, C>{job}; });
+        return;
+    }
+    // Short lines: whole runs of rows per kernel call.
+    const bool reverse = plan.in_step < 0;
+    const std::ptrdiff_t first = reverse ? plan.n - 1 : 0;
+    const Dim inner = plan.others.empty() ? Dim{1, 0, 0} : plan.others.back();
+    parallel_ranges(plan.lines, threads_for(plan.lines * plan.n * std::ptrdiff_t(sizeof(S))),
+                    [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+                        for_each_run(plan.others, begin, end, [&](std::ptrdiff_t in_offset, std::ptrdiff_t out_offset,
+                                                                  std::ptrdiff_t count) {
+                            job.kernels.rows[reverse](plan.in + in_offset + first * plan.in_step,
+                                                      plan.out + out_offset + first * plan.out_step, plan.n, count,
+                                                      inner.in_stride, inner.out_stride, job.exclusive);
+                        });
+                    });
+}
+
+template <class S, class C>
+void run_outer(const Job<S, C>& job) {
+    const Plan& plan = job.plan;
+    const Dim inner = plan.others.back();
+    const std::vector<Dim> rest(plan.others.begin(), plan.others.end() - 1);
+    const std::ptrdiff_t rest_lines = plan.lines / inner.size;
+    // Wide tiles: a tile's carry row stays in L1/L2 while every row of the tile streams through.
+    const std::ptrdiff_t tile = std::min<std::ptrdiff_t>(inner.size, 32 * 1024 / std::ptrdiff_t(sizeof(C)));
+    const std::ptrdiff_t tiles = (inner.size + tile - 1) / tile;
+    parallel_ranges(rest_lines * tiles, threads_for(plan.lines * plan.n * std::ptrdiff_t(sizeof(S))),
+                    [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+                        std::vector<C> carry(static_cast<std::size_t>(tile));
+                        for (std::ptrdiff_t item = begin; item < end; ++item) {
+                            const std::ptrdiff_t t = item % tiles;
+                            const std::ptrdiff_t width = std::min(tile, inner.size - t * tile);
+                            for_each_run(rest, item / tiles, item / tiles + 1, [&](std::ptrdiff_t in_offset,
+                                                                                   std::ptrdiff_t out_offset,
+                                                                                   std::ptrdiff_t) {
+                                const C* in = reinterpret_cast<const C*>(plan.in + in_offset) + t * tile;
+                                C* out = reinterpret_cast<C*>(plan.out + out_offset) + t * tile;
+                                // Row 0 starts the carry; read it before out (which may be in) is written.
+                                std::memcpy(carry.data(), in, std::size_t(width) * sizeof(C));
+                                if (job.exclusive) {
+                                    std::fill(out, out + width, job.kernels.identity);
+                                } else if (out != in) {
+                                    std::memcpy(out, in, std::size_t(width) * sizeof(C));
+                                }
+                                for (std::ptrdiff_t r = 1; r < plan.n; ++r) {
+                                    job.kernels.combine(
+                                        reinterpret_cast<const C*>(reinterpret_cast<const char*>(in) +
+                                                                   r * plan.in_step),
+                                        carry.data(),
+                                        reinterpret_cast<C*>(reinterpret_cast<char*>(out) + r * plan.out_step), width,
+                                        job.exclusive);
+                                }
+                            });
+                        }
+                    });
+}
+
+bool aligned_to(const void* p, std::size_t alignment) {
+    return reinterpret_cast<std::uintptr_t>(p) % alignment == 0;
+}
+
+template <class S, class C>
+void run_typed(const CumulativeOperatorDesc& desc, const Plan& plan) {
+    const detail::KernelTable& table = detail::active_kernels();
+    const bool sum = desc.op == CumulativeOperator::summation;
+    const auto& set = sum ? table.summation : table.product;
+    const Job<S, C> job{plan,
+                        set.template get<C>(),
+                        desc.exclusive,
+                        desc.input.byte_swapped,
+                        desc.output.byte_swapped,
+                        table};
+
+    bool in_place_types = std::is_same<S, C>::value && !job.in_swapped && !job.out_swapped &&
+                          aligned_to(plan.in, alignof(S)) && aligned_to(plan.out, alignof(S)) &&
+                          plan.in_step % std::ptrdiff_t(alignof(S)) == 0 &&
+                          plan.out_step % std::ptrdiff_t(alignof(S)) == 0;
+    for (const Dim& dim : plan.others) {
+        in_place_types = in_place_types && dim.in_stride % std::ptrdiff_t(alignof(S)) == 0 &&
+                         dim.out_stride % std::ptrdiff_t(alignof(S)) == 0;
+    }
+    const std::ptrdiff_t size = sizeof(S);
+    if (in_place_types && plan.in_step == plan.out_step && (plan.in_step == size || plan.in_step == -size)) {
+        run_direct(job);
+    } else if (in_place_types && plan.n > 1 && !plan.others.empty() && plan.others.back().in_stride == size &&
+               plan.others.back().out_stride == size && plan.others.back().size >= 8) {
+        run_outer(job);
+    } else {
+        run_lines(job, [&] { return LineBuffers<S, C>(job); });
+    }
+}
+
+// The output must not overlap itself: with axes sorted by stride, each must step past the extent of the previous.
+bool has_internal_overlap(const TensorView& view) {
+    std::vector<std::pair<std::ptrdiff_t, std::ptrdiff_t>> dims;  // (|stride|, size)
+    for (std::size_t d = 0; d < view.sizes.size(); ++d) {
+        if (view.sizes[d] > 1) {
+            dims.emplace_back(view.byte_strides[d] < 0 ? -view.byte_strides[d] : view.byte_strides[d], view.sizes[d]);
+        }
+    }
+    std::sort(dims.begin(), dims.end());
+    std::ptrdiff_t extent = std::ptrdiff_t(element_size(view.data_type));
+    for (const auto& dim : dims) {
+        if (dim.first < extent) {
+            return true;
+        }
+        extent = dim.first * (dim.second - 1) + extent;
+    }
+    return false;
+}
+
+void validate(const CumulativeOperatorDesc& desc) {
+    const TensorView& in = desc.input;
+    const TensorView& out = desc.output;
+    if (in.sizes.size() != in.byte_strides.size() || out.sizes.size() != out.byte_strides.size()) {
+        throw std::invalid_argument("tensor view: sizes and strides differ in length");
+    }
+    if (in.sizes != out.sizes) {
+        throw std::invalid_argument("output sizes differ from input sizes");
+    }
+    if (in.data_type != out.data_type) {
+        throw std::invalid_argument("output data type differs from input data type");
+    }
+    if (desc.axis >= in.sizes.size()) {
+        throw std::invalid_argument("axis out of range");
+    }
+    for (std::ptrdiff_t size : in.sizes) {
+        if (size < 0) {
+            throw std::invalid_argument("negative size");
+        }
+    }
+    if (has_internal_overlap(out)) {
+        throw std::invalid_argument("output elements overlap each other");
+    }
+}
+
+}  // namespace
+
+std::size_t element_size(DataType t) {
+    switch (t) {
+        case DataType::int8:
+        case DataType::uint8: return 1;
+        case DataType::float16:
+        case DataType::int16:
+        case DataType::uint16: return 2;
+        case DataType::float32:
+        case DataType::int32:
+        case DataType::uint32: return 4;
+        case DataType::float64:
+        case DataType::complex64:
+        case DataType::int64:
+        case DataType::uint64: return 8;
+        case DataType::complex128: return 16;
+    }
+    throw std::invalid_argument("unknown data type");
+}
+
+void execute(const CumulativeOperatorDesc& desc) {
+    validate(desc);
+    for (std::ptrdiff_t size : desc.input.sizes) {
+        if (size == 0) {
+            return;
+        }
+    }
+    const Plan plan = make_plan(desc);
+    switch (desc.input.data_type) {
+        case DataType::float16: return run_typed<std::uint16_t, float>(desc, plan);
+        case DataType::float32: return run_typed<float, float>(desc, plan);
+        case DataType::float64: return run_typed<double, double>(desc, plan);
+        case DataType::complex64: return run_typed<std::complex<float>, std::complex<float>>(desc, plan);
+        case DataType::complex128: return run_typed<std::complex<double>, std::complex<double>>(desc, plan);
+        case DataType::int8:
+        case DataType::uint8: return run_typed<std::uint8_t, std::uint8_t>(desc, plan);
+        case DataType::int16:
+        case DataType::uint16: return run_typed<std::uint16_t, std::uint16_t>(desc, plan);
+        case DataType::int32:
+        case DataType::uint32: return run_typed<std::uint32_t, std::uint32_t>(desc, plan);
+        case DataType::int64:
+        case DataType::uint64: return run_typed<std::uint64_t, std::uint64_t>(desc, plan);
+    }
+}
+
+void set_num_threads(std::size_t n) {
+    if (n == 0) {
+        throw std::invalid_argument("the number of threads must be at least 1");
+    }
+    num_threads.store(n);
+}
+
+std::size_t get_num_threads() {
+    const std::size_t n = num_threads.load();
+    return n != 0 ? n : detail::available_cores();
+}
+
+}  // namespace simdscan

@@ -1,0 +1,75 @@
+// The kernel table: one per ISA tier, built in that tier's translation unit.
+#pragma once
+
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+
+namespace simdscan {
+namespace detail {
+
+// Resumable state of one line's scan. A line longer than a chunk is scanned chunk by chunk: every output of chunk k
+// is base op (local prefix within the chunk), base being the op of all earlier chunks' totals. The arithmetic then
+// depends only on the chunk size, never on how many threads computed the bases.
+template <class T>
+struct ScanState {
+    T base;              // op of the earlier chunks' totals; unused while !has_base
+    T local;             // running total within the current chunk, from the op's neutral element
+    bool has_base;       // false in the first chunk
+    bool at_line_start;  // the next element scanned is the line's first: exclusive writes the identity there
+};
+
+template <class T>
+struct TypedKernels {
+    // Scans n contiguous elements (in increasing order, or decreasing for the reverse variant, from the end of the
+    // range). out may equal in. Updates st.
+    using scan_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, ScanState<T>& st, bool exclusive);
+    // What scan_fn leaves in st.local, bit for bit, without writing anything.
+    using total_fn = void (*)(const T* in, std::ptrdiff_t n, ScanState<T>& st);
+    // Scans `rows` whole lines of n contiguous elements (n within one chunk); rows are byte strides apart.
+    using rows_fn = void (*)(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows, std::ptrdiff_t in_stride,
+                             std::ptrdiff_t out_stride, bool exclusive);
+    // One step of a scan along an outer axis, elementwise over w contiguous elements:
+    // inclusive: carry = carry op in; out = carry.  exclusive: out = carry; carry = carry op in. out may equal in.
+    using combine_fn = void (*)(const T* in, T* carry, T* out, std::ptrdiff_t w, bool exclusive);
+
+    // The op on two values, as the kernels compute it; combines chunk totals.
+    using apply_fn = T (*)(T a, T b);
+
+    scan_fn scan[2];  // [reverse]
+    total_fn total[2];
+    rows_fn rows[2];
+    combine_fn combine;
+    apply_fn apply;
+    T neutral;   // x op neutral == x bit for bit (-0.0 for float sums)
+    T identity;  // the value of an empty range (+0.0 for float sums)
+};
+
+template <class... Ts>
+struct TypedKernelSet : TypedKernels<Ts>... {
+    template <class T>
+    const TypedKernels<T>& get() const { return *this; }
+};
+
+// Signed integers scan as their unsigned twins: the same bits, and wrap-around is defined.
+using OpKernels = TypedKernelSet<std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, float, double,
+                                 std::complex<float>, std::complex<double>>;
+
+struct KernelTable {
+    OpKernels summation;
+    OpKernels product;
+    void (*half_to_float)(const std::uint16_t* in, float* out, std::ptrdiff_t n);
+    void (*float_to_half)(const float* in, std::uint16_t* out, std::ptrdiff_t n);
+};
+
+// Elements per chunk of a long line: 256 KiB of them. Threads split a long line at these boundaries.
+template <class T>
+constexpr std::ptrdiff_t chunk_elements() { return std::ptrdiff_t(256 * 1024 / sizeof(T)); }
+
+// One per tier, each defined in its own kernels_*.cpp compiled with that tier's flags.
+KernelTable baseline_kernel_table();
+KernelTable avx2_kernel_table();
+KernelTable avx512_kernel_table();
+
+}  // namespace detail
+}  // namespace simdscan

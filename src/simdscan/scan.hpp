@@ -1,0 +1,59 @@
+// simdscan core: DirectML's cumulative summation and product over strided tensors. Python-free.
+//
+// A job is described the way DirectML describes it: two tensor views (pointer, sizes, byte strides, data type) and
+// an operator description (operator, axis, direction, exclusive). The output may alias the input exactly (same
+// pointer and strides); any other overlap must be resolved by the caller.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace simdscan {
+
+enum class DataType : std::uint8_t {
+    float16, float32, float64, complex64, complex128,
+    int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+};
+
+// Mirrors DML_AXIS_DIRECTION.
+enum class AxisDirection : std::uint8_t { increasing, decreasing };
+
+enum class CumulativeOperator : std::uint8_t { summation, product };
+
+struct TensorView {
+    void* data = nullptr;
+    DataType data_type = DataType::float32;
+    std::vector<std::ptrdiff_t> sizes;
+    std::vector<std::ptrdiff_t> byte_strides;  // any sign, zero allowed for inputs
+    bool byte_swapped = false;                 // stored in the opposite byte order to the machine's
+};
+
+// Mirrors DML_CUMULATIVE_SUMMATION_OPERATOR_DESC / DML_CUMULATIVE_PRODUCT_OPERATOR_DESC.
+struct CumulativeOperatorDesc {
+    CumulativeOperator op = CumulativeOperator::summation;
+    TensorView input;
+    TensorView output;  // same sizes and data type as input
+    std::size_t axis = 0;
+    AxisDirection direction = AxisDirection::increasing;
+    bool exclusive = false;  // HasExclusiveSum / HasExclusiveProduct
+};
+
+// Runs the operator. Throws std::invalid_argument for an inconsistent description and std::bad_alloc when its
+// buffers cannot be allocated; nothing is written before either is thrown.
+void execute(const CumulativeOperatorDesc& desc);
+
+std::size_t element_size(DataType t);
+
+// ISA tiers, lowest first. The active tier is chosen once, on first use or by select_isa.
+std::vector<std::string> supported_isas();
+std::string active_isa();
+// Forces a tier among supported_isas(); throws std::invalid_argument naming the supported ones otherwise.
+void select_isa(const std::string& name);
+
+// Worker threads used by execute (1 = the calling thread only).
+void set_num_threads(std::size_t n);
+std::size_t get_num_threads();
+
+}  // namespace simdscan

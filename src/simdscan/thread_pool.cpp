@@ -1,0 +1,160 @@
+#include "thread_pool.hpp"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <new>
+#include <thread>
+#include <vector>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#endif
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
+namespace simdscan {
+namespace detail {
+namespace {
+
+class Pool {
+public:
+    // Returns false (running nothing) when another caller's job holds the pool.
+    bool try_run(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& task) {
+        std::unique_lock<std::mutex> job(job_mutex_, std::try_to_lock);
+        if (!job.owns_lock()) {
+            return false;
+        }
+        const std::size_t helpers = threads - 1;
+        while (workers_.size() < helpers) {
+            const std::size_t index = workers_.size();
+            workers_.emplace_back([this, index] { work(index); });
+        }
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            task_ = &task;
+            count_ = count;
+            next_.store(0);
+            helpers_ = helpers;
+            pending_ = helpers;
+            error_ = nullptr;
+            ++generation_;
+        }
+        wake_.notify_all();
+        run_tasks();
+        std::unique_lock<std::mutex> lock(mutex_);
+        done_.wait(lock, [this] { return pending_ == 0; });
+        task_ = nullptr;
+        if (error_) {
+            std::rethrow_exception(error_);
+        }
+        return true;
+    }
+
+private:
+    void run_tasks() {
+        for (std::size_t i = next_.fetch_add(1); i < count_; i = next_.fetch_add(1)) {
+            try {
+                (*task_)(i);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(mutex_);
+                if (!error_) {
+                    error_ = std::current_exception();
+                }
+                next_.store(count_);  // skip the remaining tasks
+            }
+        }
+    }
+
+    void work(std::size_t index) {
+        std::uint64_t seen = 0;
+        for (;;) {
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                wake_.wait(lock, [&] { return generation_ != seen; });
+                seen = generation_;
+                if (index >= helpers_) {
+                    continue;  // not needed for this job
+                }
+            }
+            run_tasks();
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (--pending_ == 0) {
+                done_.notify_one();
+            }
+        }
+    }
+
+    std::mutex job_mutex_;  // one job at a time
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::condition_variable done_;
+    std::vector<std::thread> workers_;
+    std::uint64_t generation_ = 0;
+    const std::function<void(std::size_t)>* task_ = nullptr;
+    std::size_t count_ = 0;
+    std::atomic<std::size_t> next_{0};
+    std::size_t helpers_ = 0;
+    std::size_t pending_ = 0;
+    std::exception_ptr error_;
+};
+
+// Never destroyed: workers block forever on a condition variable and die with the process.
+std::atomic<Pool*> pool{nullptr};
+std::mutex pool_creation;
+
+Pool& get_pool() {
+    Pool* p = pool.load();
+    if (p == nullptr) {
+        std::lock_guard<std::mutex> lock(pool_creation);
+        p = pool.load();
+        if (p == nullptr) {
+            p = new Pool();
+            pool.store(p);
+        }
+    }
+    return *p;
+}
+
+#if defined(__unix__) || defined(__APPLE__)
+// A forked child has none of the parent's workers and may inherit locked mutexes: it abandons the old pool.
+void forget_pool_in_child() {
+    pool.store(nullptr);
+    new (&pool_creation) std::mutex();
+}
+[[maybe_unused]] const int atfork_registered = pthread_atfork(nullptr, nullptr, &forget_pool_in_child);
+#endif
+
+}  // namespace
+
+void parallel_for(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& task) {
+    if (threads > count) {
+        threads = count;
+    }
+    if (threads > 1 && get_pool().try_run(count, threads, task)) {
+        return;
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+        task(i);
+    }
+}
+
+std::size_t available_cores() {
+#if defined(__linux__)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        const int count = CPU_COUNT(&set);
+        if (count > 0) {
+            return std::size_t(count);
+        }
+    }
+#endif
+    const unsigned count = std::thread::hardware_concurrency();
+    return count > 0 ? count : 1;
+}
+
+}  // namespace detail
+}  // namespace simdscan
