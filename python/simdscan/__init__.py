@@ -16,11 +16,6 @@ import numpy as np
 
 from . import _core
 
-try:
-    from numpy.exceptions import AxisError
-except ImportError:  # NumPy < 1.25 kept it at the top level
-    from numpy import AxisError  # type: ignore[attr-defined,no-redef]
-
 __version__: str = _core.__version__
 
 __all__ = [
@@ -40,11 +35,6 @@ class Direction(enum.Enum):
 
     INCREASING = "increasing"
     DECREASING = "decreasing"
-
-
-_SUPPORTED_KINDS = "fciu"
-# numpy.cumsum turns bool into the default integer; so does simdscan.
-_BOOL_RESULT = np.cumsum(np.zeros(1, dtype=bool)).dtype
 
 
 def isa() -> str:
@@ -68,92 +58,6 @@ def set_num_threads(n: int) -> None:
 def get_num_threads() -> int:
     """How many threads a large scan may use (default: the cores this process may run on)."""
     return int(_core.get_num_threads())
-
-
-def _parse_direction(direction: Union[Direction, str]) -> bool:
-    """Returns True for the decreasing direction."""
-    if isinstance(direction, Direction):
-        return direction is Direction.DECREASING
-    if not isinstance(direction, str):
-        raise TypeError(
-            f"direction must be a simdscan.Direction or one of 'increasing', 'decreasing'; "
-            f"got {type(direction).__name__}"
-        )
-    if direction == "increasing":
-        return False
-    if direction == "decreasing":
-        return True
-    raise ValueError(f"direction must be 'increasing' or 'decreasing', got {direction!r}")
-
-
-def _check_dtype(dtype: np.dtype) -> None:
-    if dtype.kind not in _SUPPORTED_KINDS or dtype.fields is not None or dtype.itemsize > 16 or (
-        dtype.kind == "f" and dtype.itemsize > 8
-    ):
-        raise TypeError(f"simdscan does not support dtype {dtype}")
-
-
-def _scan(
-    op: str,
-    a: Any,
-    axis: Optional[int],
-    direction: Union[Direction, str],
-    exclusive: bool,
-    dtype: Any,
-    out: Optional[np.ndarray],
-) -> np.ndarray:
-    reverse = _parse_direction(direction)
-    exclusive = bool(exclusive)
-    array = np.asarray(a)
-    if dtype is not None:
-        result_dtype = np.dtype(dtype)
-    elif array.dtype.kind == "b":
-        result_dtype = _BOOL_RESULT
-    else:
-        # Results are native-endian, as NumPy's; a byte-swapped input is read as it is, without a copy.
-        result_dtype = array.dtype.newbyteorder("=")
-    if array.dtype.kind not in _SUPPORTED_KINDS + "b":
-        raise TypeError(f"simdscan does not support dtype {array.dtype}")
-    _check_dtype(result_dtype)
-
-    if axis is None:
-        array = array.reshape(-1)
-        axis = 0
-    else:
-        axis = operator.index(axis)
-        if array.ndim == 0:
-            array = array.reshape(1)
-        if not -array.ndim <= axis < array.ndim:
-            raise AxisError(axis, array.ndim)
-        axis %= array.ndim
-
-    if out is not None:
-        if not isinstance(out, np.ndarray):
-            raise TypeError(f"out must be a numpy.ndarray, got {type(out).__name__}")
-        if out.shape != array.shape:
-            raise ValueError(f"out has shape {out.shape}, the result has shape {array.shape}")
-        if out.dtype.newbyteorder("=") != result_dtype:
-            raise TypeError(f"out has dtype {out.dtype}, the result has dtype {result_dtype}")
-        if not out.flags.writeable:
-            raise ValueError("out is read-only")
-
-    if array.dtype.newbyteorder("=") != result_dtype:
-        array = array.astype(result_dtype)
-    elif out is not None and np.may_share_memory(array, out) and not _same_view(array, out):
-        # Partial overlap: scan a private copy so no output write can clobber an input not yet read.
-        array = array.copy()
-    if out is None:
-        out = np.empty(array.shape, dtype=result_dtype)
-    _core.scan(op, array, out, axis, reverse, exclusive)
-    return out
-
-
-def _same_view(a: np.ndarray, b: np.ndarray) -> bool:
-    return (
-        a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
-        and a.strides == b.strides
-        and a.shape == b.shape
-    )
 
 
 def cumsum(
@@ -196,7 +100,7 @@ def cumsum(
     >>> simdscan.cumsum([1, 2, 3, 4], direction="decreasing", exclusive=True)
     array([9, 7, 4, 0])
     """
-    return _scan("sum", a, axis, direction, exclusive, dtype, out)
+    return _core.cumsum(a, axis, direction, exclusive, dtype, out)
 
 
 def cumprod(
@@ -220,10 +124,10 @@ def cumprod(
     >>> simdscan.cumprod([1, 2, 3, 4], exclusive=True)
     array([1, 1, 2, 6])
     """
-    return _scan("prod", a, axis, direction, exclusive, dtype, out)
+    return _core.cumprod(a, axis, direction, exclusive, dtype, out)
 
 
-def _select_isa_from_environment() -> None:
+def _configure_from_environment() -> None:
     requested = os.environ.get("SIMDSCAN_ISA")
     if requested:
         try:
@@ -238,4 +142,5 @@ def _select_isa_from_environment() -> None:
             raise ImportError(f"SIMDSCAN_NUM_THREADS={threads!r}: {error}") from None
 
 
-_select_isa_from_environment()
+_core._initialise(Direction)
+_configure_from_environment()

@@ -1,8 +1,11 @@
-// Python bindings: convert NumPy arrays to the core's tensor views, validate, and release the GIL while scanning.
+// Python bindings: convert the arguments to the core's tensor views, validate them, and release the GIL while
+// scanning. Argument handling lives here rather than in Python so that a call on a small array costs about as much
+// as numpy.cumsum's.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdint>
 #include <string>
 
 #include "simdscan/scan.hpp"
@@ -11,10 +14,32 @@ namespace py = pybind11;
 
 namespace {
 
+// Python objects the bindings need on every call, looked up once at import. Leaked on purpose: destroying them
+// at interpreter shutdown would touch Python after it is gone.
+struct PythonObjects {
+    py::object asarray;
+    py::object axis_error;
+    py::object direction_type;
+    py::object decreasing;
+    py::dtype bool_result;
+};
+PythonObjects* objects = nullptr;
+
+// Below this many elements a scan takes less time than releasing and re-taking the GIL.
+constexpr py::ssize_t gil_release_elements = 1 << 14;
+
+[[noreturn]] void raise(const py::object& type, const py::object& value) {
+    PyErr_SetObject(type.ptr(), value.ptr());
+    throw py::error_already_set();
+}
+
+std::string dtype_name(const py::dtype& dtype) { return py::str(dtype).cast<std::string>(); }
+
 simdscan::DataType data_type_of(const py::dtype& dtype) {
     const char kind = dtype.kind();
     const auto size = dtype.itemsize();
     using simdscan::DataType;
+    // Structured and subarray dtypes are of kind 'V', so kind and size identify the supported ones.
     if (kind == 'f' && size == 2) return DataType::float16;
     if (kind == 'f' && size == 4) return DataType::float32;
     if (kind == 'f' && size == 8) return DataType::float64;
@@ -28,7 +53,18 @@ simdscan::DataType data_type_of(const py::dtype& dtype) {
     if (kind == 'u' && size == 2) return DataType::uint16;
     if (kind == 'u' && size == 4) return DataType::uint32;
     if (kind == 'u' && size == 8) return DataType::uint64;
-    throw py::type_error("simdscan does not support dtype " + py::str(dtype).cast<std::string>());
+    throw py::type_error("simdscan does not support dtype " + dtype_name(dtype));
+}
+
+bool is_native(const py::dtype& dtype) {
+    const char order = dtype.byteorder();
+    const std::uint16_t probe = 1;
+    const bool little = *reinterpret_cast<const unsigned char*>(&probe) == 1;
+    return order == '=' || order == '|' || order == (little ? '<' : '>');
+}
+
+py::dtype native(const py::dtype& dtype) {
+    return is_native(dtype) ? dtype : py::dtype(dtype.attr("newbyteorder")("="));
 }
 
 simdscan::TensorView view_of(const py::array& array, void* data) {
@@ -37,41 +73,187 @@ simdscan::TensorView view_of(const py::array& array, void* data) {
     view.data_type = data_type_of(array.dtype());
     view.sizes.assign(array.shape(), array.shape() + array.ndim());
     view.byte_strides.assign(array.strides(), array.strides() + array.ndim());
-    view.byte_swapped = !array.dtype().attr("isnative").cast<bool>();
+    view.byte_swapped = !is_native(array.dtype());
     return view;
 }
 
-// Scans `a` into `out` (same shape and dtype; out may be a itself). The caller resolves partial overlap.
-void scan(const std::string& op, const py::array& a, py::array& out, std::size_t axis, bool reverse, bool exclusive) {
-    simdscan::CumulativeOperatorDesc desc;
-    if (op == "sum") {
-        desc.op = simdscan::CumulativeOperator::summation;
-    } else if (op == "prod") {
-        desc.op = simdscan::CumulativeOperator::product;
+bool parse_direction(const py::handle& direction) {
+    if (py::isinstance(direction, objects->direction_type)) {
+        return direction.is(objects->decreasing);
+    }
+    if (!py::isinstance<py::str>(direction)) {
+        throw py::type_error("direction must be a simdscan.Direction or one of 'increasing', 'decreasing'; got " +
+                             std::string(Py_TYPE(direction.ptr())->tp_name));
+    }
+    const std::string text = direction.cast<std::string>();
+    if (text == "increasing") return false;
+    if (text == "decreasing") return true;
+    throw py::value_error("direction must be 'increasing' or 'decreasing', got " +
+                          py::repr(direction).cast<std::string>());
+}
+
+// Normalises axis into [0, ndim), raising numpy's AxisError when it is out of range (huge integers included).
+std::size_t parse_axis(const py::handle& axis, py::ssize_t ndim) {
+    const py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(axis.ptr()));
+    if (!index) {
+        throw py::error_already_set();
+    }
+    int overflow = 0;
+    const long long value = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+    if (value == -1 && PyErr_Occurred()) {
+        throw py::error_already_set();
+    }
+    if (overflow != 0 || value < -ndim || value >= ndim) {
+        raise(objects->axis_error, objects->axis_error(index, ndim));
+    }
+    return std::size_t(value < 0 ? value + ndim : value);
+}
+
+// The lowest and one-past-highest byte an array touches.
+std::pair<std::uintptr_t, std::uintptr_t> byte_bounds(const py::array& array) {
+    auto low = reinterpret_cast<std::uintptr_t>(array.data());
+    auto high = low + std::uintptr_t(array.itemsize());
+    for (py::ssize_t d = 0; d < array.ndim(); ++d) {
+        const py::ssize_t reach = (array.shape(d) - 1) * array.strides(d);
+        if (array.shape(d) == 0) {
+            return {low, low};
+        }
+        if (reach < 0) {
+            low -= std::uintptr_t(-reach);
+        } else {
+            high += std::uintptr_t(reach);
+        }
+    }
+    return {low, high};
+}
+
+bool same_view(const py::array& a, const py::array& b) {
+    if (a.data() != b.data() || a.ndim() != b.ndim()) {
+        return false;
+    }
+    for (py::ssize_t d = 0; d < a.ndim(); ++d) {
+        if (a.shape(d) != b.shape(d) || (a.shape(d) > 1 && a.strides(d) != b.strides(d))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool may_overlap(const py::array& a, const py::array& b) {
+    const auto bounds_a = byte_bounds(a);
+    const auto bounds_b = byte_bounds(b);
+    return bounds_a.first < bounds_b.second && bounds_b.first < bounds_a.second;
+}
+
+py::array cumulative(simdscan::CumulativeOperator op, const py::object& a, const py::object& axis,
+                     const py::object& direction, const py::object& exclusive, const py::object& dtype,
+                     const py::object& out) {
+    const bool reverse = parse_direction(direction);
+    const int exclusive_flag = PyObject_IsTrue(exclusive.ptr());
+    if (exclusive_flag < 0) {
+        throw py::error_already_set();
+    }
+    py::array array = py::isinstance<py::array>(a) ? py::reinterpret_borrow<py::array>(a)
+                                                   : py::array(objects->asarray(a));
+    const char input_kind = array.dtype().kind();
+    if (input_kind != 'b') {
+        data_type_of(array.dtype());  // rejects unsupported input dtypes by name, even when dtype= is given
+    }
+    py::dtype result_dtype = !dtype.is_none() ? py::dtype::from_args(dtype)
+                             : input_kind == 'b' ? objects->bool_result
+                                                 : native(array.dtype());
+    data_type_of(result_dtype);
+
+    std::size_t scan_axis = 0;
+    if (axis.is_none()) {
+        array = array.reshape(std::vector<py::ssize_t>{array.size()});
     } else {
-        throw py::value_error("op must be 'sum' or 'prod'");
+        if (array.ndim() == 0) {
+            array = array.reshape(std::vector<py::ssize_t>{1});
+        }
+        scan_axis = parse_axis(axis, array.ndim());
     }
-    if (!out.writeable()) {
-        throw py::value_error("output array is read-only");
+
+    const bool have_out = !out.is_none();
+    if (have_out) {
+        if (!py::isinstance<py::array>(out)) {
+            throw py::type_error("out must be a numpy.ndarray, got " + std::string(Py_TYPE(out.ptr())->tp_name));
+        }
+        const auto result = py::reinterpret_borrow<py::array>(out);
+        const bool same_shape = result.ndim() == array.ndim() &&
+                                std::equal(array.shape(), array.shape() + array.ndim(), result.shape());
+        if (!same_shape) {
+            throw py::value_error("out has shape " + py::str(out.attr("shape")).cast<std::string>() +
+                                  ", the result has shape " + py::str(array.attr("shape")).cast<std::string>());
+        }
+        if (!native(result.dtype()).equal(result_dtype)) {
+            throw py::type_error("out has dtype " + dtype_name(result.dtype()) + ", the result has dtype " +
+                                 dtype_name(result_dtype));
+        }
+        if (!result.writeable()) {
+            throw py::value_error("out is read-only");
+        }
     }
-    desc.input = view_of(a, const_cast<void*>(a.data()));
-    desc.output = view_of(out, out.mutable_data());
-    if (desc.input.data_type != desc.output.data_type) {
-        throw py::type_error("input and output dtypes differ");
+    if (!native(array.dtype()).equal(result_dtype)) {
+        array = array.attr("astype")(result_dtype);
+    } else if (have_out && may_overlap(array, py::reinterpret_borrow<py::array>(out)) &&
+               !same_view(array, py::reinterpret_borrow<py::array>(out))) {
+        // Partial overlap: scan a private copy so that no write can clobber an input not yet read.
+        array = array.attr("copy")();
     }
-    desc.axis = axis;
+    py::array result = have_out ? py::reinterpret_borrow<py::array>(out)
+                                : py::array(result_dtype, std::vector<py::ssize_t>(array.shape(),
+                                                                                   array.shape() + array.ndim()));
+
+    simdscan::CumulativeOperatorDesc desc;
+    desc.op = op;
+    desc.input = view_of(array, const_cast<void*>(array.data()));
+    desc.output = view_of(result, result.mutable_data());
+    desc.axis = scan_axis;
     desc.direction = reverse ? simdscan::AxisDirection::decreasing : simdscan::AxisDirection::increasing;
-    desc.exclusive = exclusive;
-    py::gil_scoped_release release;
-    simdscan::execute(desc);
+    desc.exclusive = exclusive_flag != 0;
+    if (array.size() >= gil_release_elements) {
+        py::gil_scoped_release release;
+        simdscan::execute(desc);
+    } else {
+        simdscan::execute(desc);
+    }
+    return result;
+}
+
+void initialise(const py::object& direction_type) {
+    const py::module_ numpy = py::module_::import("numpy");
+    py::object axis_error;
+    try {
+        axis_error = py::module_::import("numpy.exceptions").attr("AxisError");
+    } catch (const py::error_already_set&) {
+        axis_error = numpy.attr("AxisError");  // NumPy < 1.25
+    }
+    const py::object bool_result =
+        numpy.attr("cumsum")(numpy.attr("zeros")(1, py::arg("dtype") = "bool")).attr("dtype");
+    objects = new PythonObjects{numpy.attr("asarray"), axis_error, direction_type,
+                                direction_type.attr("DECREASING"), py::dtype(bool_result)};
 }
 
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "simdscan's native core (private: use the simdscan package)";
-    m.def("scan", &scan, py::arg("op"), py::arg("a"), py::arg("out"), py::arg("axis"), py::arg("reverse"),
-          py::arg("exclusive"));
+    m.def("_initialise", &initialise, py::arg("direction_type"), "Called once by simdscan/__init__.py.");
+    m.def(
+        "cumsum",
+        [](const py::object& a, const py::object& axis, const py::object& direction, const py::object& exclusive,
+           const py::object& dtype, const py::object& out) {
+            return cumulative(simdscan::CumulativeOperator::summation, a, axis, direction, exclusive, dtype, out);
+        },
+        py::arg("a"), py::arg("axis"), py::arg("direction"), py::arg("exclusive"), py::arg("dtype"), py::arg("out"));
+    m.def(
+        "cumprod",
+        [](const py::object& a, const py::object& axis, const py::object& direction, const py::object& exclusive,
+           const py::object& dtype, const py::object& out) {
+            return cumulative(simdscan::CumulativeOperator::product, a, axis, direction, exclusive, dtype, out);
+        },
+        py::arg("a"), py::arg("axis"), py::arg("direction"), py::arg("exclusive"), py::arg("dtype"), py::arg("out"));
     m.def("isa", &simdscan::active_isa, "The active ISA tier.");
     m.def("supported_isas", &simdscan::supported_isas, "ISA tiers this CPU supports, lowest first.");
     m.def("select_isa", &simdscan::select_isa, py::arg("name"), "Forces an ISA tier among supported_isas().");

@@ -438,6 +438,9 @@ void run_typed(const CumulativeOperatorDesc& desc, const Plan& plan) {
 bool has_internal_overlap(const TensorView& view) {
     std::vector<std::pair<std::ptrdiff_t, std::ptrdiff_t>> dims;  // (|stride|, size)
     for (std::size_t d = 0; d < view.sizes.size(); ++d) {
+        if (view.sizes[d] == 0) {
+            return false;
+        }
         if (view.sizes[d] > 1) {
             dims.emplace_back(view.byte_strides[d] < 0 ? -view.byte_strides[d] : view.byte_strides[d], view.sizes[d]);
         }

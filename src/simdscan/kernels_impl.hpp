@@ -65,16 +65,17 @@ xsimd::batch<T, A> vector_prefix(xsimd::batch<T, A> x, xsimd::batch<T, A> fill) 
     }
 }
 
-template <class A, class T, class Op, bool Reverse, bool Store>
-void scan_line(const T* in, T* out, std::ptrdiff_t n, ScanState<T>& st, bool exclusive) {
-    T carry = st.local;
+// Scans n contiguous elements onward from `carry`, the running value within the chunk, and returns the new one.
+// The modes are template parameters so that the loop carries no branch and no reload of the caller's state.
+template <class A, class T, class Op, bool Reverse, bool Store, bool Exclusive, bool HasBase>
+T scan_span(const T* in, T* out, std::ptrdiff_t n, T base, T carry) {
     std::ptrdiff_t done = 0;
     if constexpr (is_vectorized<A, T>()) {
         using B = xsimd::batch<T, A>;
         using moves = lane_moves<A>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
         const B fill(Op::template neutral<T>());
-        const B base(st.base);
+        const B base_lanes(base);
         B running(carry);
         for (; done + lanes <= n; done += lanes) {
             const std::ptrdiff_t at = Reverse ? n - done - lanes : done;
@@ -82,10 +83,13 @@ void scan_line(const T* in, T* out, std::ptrdiff_t n, ScanState<T>& st, bool exc
             // The carry chain is one op per vector: the broadcast total is computed off it.
             const B total = Reverse ? moves::broadcast_first(prefix) : moves::broadcast_last(prefix);
             if constexpr (Store) {
-                const B shifted = Reverse ? moves::template down<1>(prefix, fill) : moves::template up<1>(prefix, fill);
-                B result = Op::apply(running, exclusive ? shifted : prefix);
-                if (st.has_base) {
-                    result = Op::apply(base, result);
+                B result = prefix;
+                if constexpr (Exclusive) {
+                    result = Reverse ? moves::template down<1>(prefix, fill) : moves::template up<1>(prefix, fill);
+                }
+                result = Op::apply(running, result);
+                if constexpr (HasBase) {
+                    result = Op::apply(base_lanes, result);
                 }
                 result.store_unaligned(out + at);
             }
@@ -101,21 +105,37 @@ void scan_line(const T* in, T* out, std::ptrdiff_t n, ScanState<T>& st, bool exc
         const std::ptrdiff_t at = Reverse ? n - 1 - done : done;
         const T next = Op::apply(carry, in[at]);
         if constexpr (Store) {
-            const T result = exclusive ? carry : next;
-            out[at] = st.has_base ? Op::apply(st.base, result) : result;
+            const T result = Exclusive ? carry : next;
+            out[at] = HasBase ? Op::apply(base, result) : result;
         }
         carry = next;
     }
-    if (n > 0) {
-        if constexpr (Store) {
-            // The empty range's value is the identity (+0.0 for sums), not the internal neutral -0.0.
-            if (exclusive && st.at_line_start) {
+    return carry;
+}
+
+template <class A, class T, class Op, bool Reverse, bool Store>
+void scan_line(const T* in, T* out, std::ptrdiff_t n, ScanState<T>& st, bool exclusive) {
+    if (n == 0) {
+        return;
+    }
+    if constexpr (Store) {
+        const T base = st.base;
+        const T carry = st.local;
+        if (exclusive) {
+            st.local = st.has_base ? scan_span<A, T, Op, Reverse, true, true, true>(in, out, n, base, carry)
+                                   : scan_span<A, T, Op, Reverse, true, true, false>(in, out, n, base, carry);
+            if (st.at_line_start) {
+                // The empty range's value is the identity (+0.0 for sums), not the internal neutral -0.0.
                 out[Reverse ? n - 1 : 0] = Op::template identity<T>();
             }
+        } else {
+            st.local = st.has_base ? scan_span<A, T, Op, Reverse, true, false, true>(in, out, n, base, carry)
+                                   : scan_span<A, T, Op, Reverse, true, false, false>(in, out, n, base, carry);
         }
-        st.at_line_start = false;
+    } else {
+        st.local = scan_span<A, T, Op, Reverse, false, false, false>(in, out, n, st.base, st.local);
     }
-    st.local = carry;
+    st.at_line_start = false;
 }
 
 template <class A, class T, class Op, bool Reverse>
