@@ -359,42 +359,62 @@ void run_direct(const Job<S, C>& job) {
                     });
 }
 
+// Scans rows [0, n) of one tile, `width` contiguous elements wide, in NumPy's order: out[r] = out[r-1] op in[r].
+template <class S, class C>
+void scan_outer_tile(const Job<S, C>& job, const C* in, C* out, std::ptrdiff_t width, std::vector<C>& carry) {
+    const Plan& plan = job.plan;
+    const auto row_in = [&](std::ptrdiff_t r) {
+        return reinterpret_cast<const C*>(reinterpret_cast<const char*>(in) + r * plan.in_step);
+    };
+    const auto row_out = [&](std::ptrdiff_t r) { return reinterpret_cast<C*>(reinterpret_cast<char*>(out) + r * plan.out_step); };
+    const std::size_t bytes = std::size_t(width) * sizeof(C);
+    if (!job.exclusive) {
+        if (out != in) {
+            std::memcpy(out, in, bytes);
+        }
+        for (std::ptrdiff_t r = 1; r < plan.n; ++r) {
+            job.kernels.combine(row_out(r - 1), row_in(r), row_out(r), width);
+        }
+    } else if (out != in) {
+        // Row 1 copies row 0 rather than adding it to the identity: identity + -0.0 would lose the sign.
+        std::fill(out, out + width, job.kernels.identity);
+        std::memcpy(row_out(1), in, bytes);
+        for (std::ptrdiff_t r = 2; r < plan.n; ++r) {
+            job.kernels.combine(row_out(r - 1), row_in(r - 1), row_out(r), width);
+        }
+    } else {
+        // In place, each input row is overwritten before the next output needs it: keep the running row aside.
+        std::memcpy(carry.data(), in, bytes);
+        std::fill(out, out + width, job.kernels.identity);
+        for (std::ptrdiff_t r = 1; r < plan.n; ++r) {
+            job.kernels.exchange(row_in(r), carry.data(), row_out(r), width);
+        }
+    }
+}
+
 template <class S, class C>
 void run_outer(const Job<S, C>& job) {
     const Plan& plan = job.plan;
     const Dim inner = plan.others.back();
     const std::vector<Dim> rest(plan.others.begin(), plan.others.end() - 1);
     const std::ptrdiff_t rest_lines = plan.lines / inner.size;
-    // Wide tiles: a tile's carry row stays in L1/L2 while every row of the tile streams through.
+    // Wide tiles: the previous output row of a tile stays in L1/L2 while the tile's rows stream through.
     const std::ptrdiff_t tile = std::min<std::ptrdiff_t>(inner.size, 32 * 1024 / std::ptrdiff_t(sizeof(C)));
     const std::ptrdiff_t tiles = (inner.size + tile - 1) / tile;
+    const bool in_place = plan.in == plan.out;
     parallel_ranges(rest_lines * tiles, threads_for(plan.lines * plan.n * std::ptrdiff_t(sizeof(S))),
                     [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-                        std::vector<C> carry(static_cast<std::size_t>(tile));
+                        std::vector<C> carry(in_place && job.exclusive ? std::size_t(tile) : 0);
                         for (std::ptrdiff_t item = begin; item < end; ++item) {
                             const std::ptrdiff_t t = item % tiles;
                             const std::ptrdiff_t width = std::min(tile, inner.size - t * tile);
-                            for_each_run(rest, item / tiles, item / tiles + 1, [&](std::ptrdiff_t in_offset,
-                                                                                   std::ptrdiff_t out_offset,
-                                                                                   std::ptrdiff_t) {
-                                const C* in = reinterpret_cast<const C*>(plan.in + in_offset) + t * tile;
-                                C* out = reinterpret_cast<C*>(plan.out + out_offset) + t * tile;
-                                // Row 0 starts the carry; read it before out (which may be in) is written.
-                                std::memcpy(carry.data(), in, std::size_t(width) * sizeof(C));
-                                if (job.exclusive) {
-                                    std::fill(out, out + width, job.kernels.identity);
-                                } else if (out != in) {
-                                    std::memcpy(out, in, std::size_t(width) * sizeof(C));
-                                }
-                                for (std::ptrdiff_t r = 1; r < plan.n; ++r) {
-                                    job.kernels.combine(
-                                        reinterpret_cast<const C*>(reinterpret_cast<const char*>(in) +
-                                                                   r * plan.in_step),
-                                        carry.data(),
-                                        reinterpret_cast<C*>(reinterpret_cast<char*>(out) + r * plan.out_step), width,
-                                        job.exclusive);
-                                }
-                            });
+                            for_each_run(rest, item / tiles, item / tiles + 1,
+                                         [&](std::ptrdiff_t in_offset, std::ptrdiff_t out_offset, std::ptrdiff_t) {
+                                             scan_outer_tile(job,
+                                                             reinterpret_cast<const C*>(plan.in + in_offset) + t * tile,
+                                                             reinterpret_cast<C*>(plan.out + out_offset) + t * tile,
+                                                             width, carry);
+                                         });
                         }
                     });
 }

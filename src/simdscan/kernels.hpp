@@ -29,9 +29,10 @@ struct TypedKernels {
     // Scans `rows` whole lines of n contiguous elements (n within one chunk); rows are byte strides apart.
     using rows_fn = void (*)(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows, std::ptrdiff_t in_stride,
                              std::ptrdiff_t out_stride, bool exclusive);
-    // One step of a scan along an outer axis, elementwise over w contiguous elements:
-    // inclusive: carry = carry op in; out = carry.  exclusive: out = carry; carry = carry op in. out may equal in.
-    using combine_fn = void (*)(const T* in, T* carry, T* out, std::ptrdiff_t w, bool exclusive);
+    // One step of a scan along an outer axis, elementwise over w contiguous elements: out = a op b.
+    using combine_fn = void (*)(const T* a, const T* b, T* out, std::ptrdiff_t w);
+    // The in-place exclusive step: out = carry, then carry = carry op in. out may equal in.
+    using exchange_fn = void (*)(const T* in, T* carry, T* out, std::ptrdiff_t w);
 
     // The op on two values, as the kernels compute it; combines chunk totals.
     using apply_fn = T (*)(T a, T b);
@@ -40,6 +41,7 @@ struct TypedKernels {
     total_fn total[2];
     rows_fn rows[2];
     combine_fn combine;
+    exchange_fn exchange;
     apply_fn apply;
     T neutral;   // x op neutral == x bit for bit (-0.0 for float sums)
     T identity;  // the value of an empty range (+0.0 for float sums)

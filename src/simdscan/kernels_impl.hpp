@@ -160,7 +160,22 @@ void scan_rows(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows,
 }
 
 template <class A, class T, class Op>
-void combine_rows(const T* in, T* carry, T* out, std::ptrdiff_t w, bool exclusive) {
+void combine_rows(const T* a, const T* b, T* out, std::ptrdiff_t w) {
+    std::ptrdiff_t j = 0;
+    if constexpr (is_vectorized<A, T>()) {
+        using B = xsimd::batch<T, A>;
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+        for (; j + lanes <= w; j += lanes) {
+            Op::apply(B::load_unaligned(a + j), B::load_unaligned(b + j)).store_unaligned(out + j);
+        }
+    }
+    for (; j < w; ++j) {
+        out[j] = Op::apply(a[j], b[j]);
+    }
+}
+
+template <class A, class T, class Op>
+void exchange_rows(const T* in, T* carry, T* out, std::ptrdiff_t w) {
     std::ptrdiff_t j = 0;
     if constexpr (is_vectorized<A, T>()) {
         using B = xsimd::batch<T, A>;
@@ -168,17 +183,15 @@ void combine_rows(const T* in, T* carry, T* out, std::ptrdiff_t w, bool exclusiv
         for (; j + lanes <= w; j += lanes) {
             const B x = B::load_unaligned(in + j);
             const B before = B::load_unaligned(carry + j);
-            const B after = Op::apply(before, x);
-            (exclusive ? before : after).store_unaligned(out + j);
-            after.store_unaligned(carry + j);
+            before.store_unaligned(out + j);
+            Op::apply(before, x).store_unaligned(carry + j);
         }
     }
     for (; j < w; ++j) {
         const T x = in[j];
         const T before = carry[j];
-        const T after = Op::apply(before, x);
-        out[j] = exclusive ? before : after;
-        carry[j] = after;
+        out[j] = before;
+        carry[j] = Op::apply(before, x);
     }
 }
 
@@ -194,6 +207,7 @@ void fill_typed(TypedKernels<T>& k) {
     k.rows[0] = &scan_rows<A, T, Op, false>;
     k.rows[1] = &scan_rows<A, T, Op, true>;
     k.combine = &combine_rows<A, T, Op>;
+    k.exchange = &exchange_rows<A, T, Op>;
     k.apply = &apply_op<T, Op>;
     k.neutral = Op::template neutral<T>();
     k.identity = Op::template identity<T>();
