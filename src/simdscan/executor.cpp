@@ -181,74 +181,92 @@ struct Chunks {
     std::ptrdiff_t length(std::ptrdiff_t k) const { return std::min(n, (k + 1) * size) - k * size; }
 };
 
-// Scans one line of the buffered path: gathers blocks in scan order into compute-type buffers, scans, scatters.
+// Scans one line of the buffered path: blocks of the line, in scan order, are loaded into a compute-type buffer
+// (converted from float16, byte-swapped, gathered from strides as needed), scanned there and stored back.
 template <class S, class C>
 class LineBuffers {
 public:
     static constexpr std::ptrdiff_t block = std::min<std::ptrdiff_t>(1024, detail::chunk_elements<C>());
 
-    explicit LineBuffers(const Job<S, C>& job) : job_(job), staging_(block), compute_(block) {}
+    explicit LineBuffers(const Job<S, C>& job) : job_(job), raw_(block), values_(block) {}
 
     // Scans scan positions [begin, begin + length) of the line at in/out with state st.
     void scan(const char* in, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
-            C* values = gather(in, begin + done, count);
-            job_.kernels.scan[0](values, values, count, st, job_.exclusive);
-            scatter(values, out, begin + done, count);
+            job_.kernels.scan[0](load(in, begin + done, count), values_.data(), count, st, job_.exclusive);
+            store(out, begin + done, count);
         }
     }
 
     void total(const char* in, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
-            job_.kernels.total[0](gather(in, begin + done, count), count, st);
+            job_.kernels.total[0](load(in, begin + done, count), count, st);
         }
     }
 
 private:
-    C* gather(const char* in, std::ptrdiff_t begin, std::ptrdiff_t count) {
+    // Whether `count` elements from p, `step` bytes apart, can be read or written as one aligned array.
+    static bool packed(const char* p, std::ptrdiff_t step) {
+        return step == std::ptrdiff_t(sizeof(S)) && reinterpret_cast<std::uintptr_t>(p) % alignof(S) == 0;
+    }
+
+    // Returns the block's values in compute type; may point into the input itself.
+    const C* load(const char* in, std::ptrdiff_t begin, std::ptrdiff_t count) {
         const std::ptrdiff_t step = job_.plan.in_step;
         const char* src = in + begin * step;
-        for (std::ptrdiff_t i = 0; i < count; ++i) {
-            std::memcpy(&staging_[std::size_t(i)], src + i * step, sizeof(S));
-        }
-        if (job_.in_swapped) {
-            byteswap_units(staging_.data(), count * std::ptrdiff_t(sizeof(S) / swap_unit<S>()), swap_unit<S>());
+        const S* raw = reinterpret_cast<const S*>(src);
+        if (!packed(src, step) || job_.in_swapped) {
+            if (packed(src, step)) {
+                std::memcpy(raw_.data(), src, std::size_t(count) * sizeof(S));
+            } else {
+                for (std::ptrdiff_t i = 0; i < count; ++i) {
+                    std::memcpy(&raw_[std::size_t(i)], src + i * step, sizeof(S));
+                }
+            }
+            if (job_.in_swapped) {
+                byteswap_units(raw_.data(), count * std::ptrdiff_t(sizeof(S) / swap_unit<S>()), swap_unit<S>());
+            }
+            raw = raw_.data();
         }
         if constexpr (std::is_same<S, C>::value) {
-            return staging_.data();
+            return raw;
         } else {
-            job_.table.half_to_float(staging_.data(), compute_.data(), count);
-            return compute_.data();
+            job_.table.half_to_float(raw, values_.data(), count);
+            return values_.data();
         }
     }
 
-    void scatter(const C* values, char* out, std::ptrdiff_t begin, std::ptrdiff_t count) {
-        const S* stored = nullptr;
-        if constexpr (std::is_same<S, C>::value) {
-            stored = values;
-        } else {
-            job_.table.float_to_half(values, staging_.data(), count);
-            stored = staging_.data();
-        }
-        if (job_.out_swapped) {
-            if (stored != staging_.data()) {
-                std::memcpy(staging_.data(), stored, std::size_t(count) * sizeof(S));
-            }
-            byteswap_units(staging_.data(), count * std::ptrdiff_t(sizeof(S) / swap_unit<S>()), swap_unit<S>());
-            stored = staging_.data();
-        }
+    // Stores the block's scanned values from values_.
+    void store(char* out, std::ptrdiff_t begin, std::ptrdiff_t count) {
         const std::ptrdiff_t step = job_.plan.out_step;
         char* dst = out + begin * step;
-        for (std::ptrdiff_t i = 0; i < count; ++i) {
-            std::memcpy(dst + i * step, &stored[i], sizeof(S));
+        const bool direct = packed(dst, step) && !job_.out_swapped;
+        S* raw = direct ? reinterpret_cast<S*>(dst) : raw_.data();
+        if constexpr (std::is_same<S, C>::value) {
+            std::memcpy(raw, values_.data(), std::size_t(count) * sizeof(S));
+        } else {
+            job_.table.float_to_half(values_.data(), raw, count);
+        }
+        if (direct) {
+            return;
+        }
+        if (job_.out_swapped) {
+            byteswap_units(raw_.data(), count * std::ptrdiff_t(sizeof(S) / swap_unit<S>()), swap_unit<S>());
+        }
+        if (packed(dst, step)) {
+            std::memcpy(dst, raw_.data(), std::size_t(count) * sizeof(S));
+        } else {
+            for (std::ptrdiff_t i = 0; i < count; ++i) {
+                std::memcpy(dst + i * step, &raw_[std::size_t(i)], sizeof(S));
+            }
         }
     }
 
     const Job<S, C>& job_;
-    std::vector<S> staging_;
-    std::vector<C> compute_;  // used by float16 only
+    std::vector<S> raw_;     // stored-type elements: gathered, byte-swapped or converted
+    std::vector<C> values_;  // the block in compute type, scanned
 };
 
 // The per-line engines share the chunk logic: scan a line sequentially, or split one line's chunks over threads.
