@@ -148,11 +148,69 @@ void total_contiguous(const T* in, std::ptrdiff_t n, ScanState<T>& st) {
     scan_line<A, T, Op, Reverse, false>(in, nullptr, n, st, false);
 }
 
+// vector_prefix within rows of n lanes: moves that would cross a row boundary bring the neutral element instead.
+template <class A, class Op, bool Reverse, std::size_t K, class T>
+xsimd::batch<T, A> row_prefix(xsimd::batch<T, A> x, xsimd::batch<T, A> fill, xsimd::batch<T, A> row_position,
+                              std::size_t n) {
+    if constexpr (K < xsimd::batch<T, A>::size) {
+        if (K >= n) {
+            return x;
+        }
+        const auto moved = Reverse ? lane_moves<A>::template down<K>(x, fill) : lane_moves<A>::template up<K>(x, fill);
+        const auto within_row = row_position >= xsimd::batch<T, A>(T(K));
+        return row_prefix<A, Op, Reverse, 2 * K>(Op::apply(x, xsimd::select(within_row, moved, fill)), fill,
+                                                 row_position, n);
+    } else {
+        return x;
+    }
+}
+
+// Rows of n elements stored back to back, n a power of two dividing the lane count: each vector holds whole rows,
+// scanned in log2(n) steps whose lane moves are masked at row boundaries; no carry passes between vectors.
+// Returns how many rows it scanned (whole vectors only).
+template <class A, class T, class Op, bool Reverse, bool Exclusive>
+std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrdiff_t rows) {
+    using B = xsimd::batch<T, A>;
+    using moves = lane_moves<A>;
+    constexpr std::size_t lanes = B::size;
+    // Each lane's distance from the start of its row (from the end, in reverse).
+    alignas(A::alignment()) T position[lanes];
+    for (std::size_t lane = 0; lane < lanes; ++lane) {
+        const std::size_t in_row = lane % std::size_t(n);
+        position[lane] = T(Reverse ? std::size_t(n) - 1 - in_row : in_row);
+    }
+    const B row_position = B::load_aligned(position);
+    const B fill(Op::template neutral<T>());
+    const B identity(Op::template identity<T>());
+    const std::ptrdiff_t vectors = rows * n / std::ptrdiff_t(lanes);
+    for (std::ptrdiff_t v = 0; v < vectors; ++v) {
+        const std::ptrdiff_t at = v * std::ptrdiff_t(lanes);
+        B prefix = row_prefix<A, Op, Reverse, 1>(B::load_unaligned(in + at), fill, row_position, std::size_t(n));
+        if constexpr (Exclusive) {
+            const B moved = Reverse ? moves::template down<1>(prefix, fill) : moves::template up<1>(prefix, fill);
+            prefix = xsimd::select(row_position >= B(T(1)), moved, identity);
+        }
+        prefix.store_unaligned(out + at);
+    }
+    return vectors * std::ptrdiff_t(lanes) / n;
+}
+
 template <class A, class T, class Op, bool Reverse>
 void scan_rows(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows, std::ptrdiff_t in_stride,
                std::ptrdiff_t out_stride, bool exclusive) {
+    std::ptrdiff_t r = 0;
+    if constexpr (is_vectorized<A, T>()) {
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(xsimd::batch<T, A>::size);
+        const std::ptrdiff_t row_bytes = n * std::ptrdiff_t(sizeof(T));
+        if (n > 1 && n <= lanes && lanes % n == 0 && in_stride == row_bytes && out_stride == row_bytes) {
+            const auto* first_in = reinterpret_cast<const T*>(in);
+            auto* first_out = reinterpret_cast<T*>(out);
+            r = exclusive ? scan_packed_rows<A, T, Op, Reverse, true>(first_in, first_out, n, rows)
+                          : scan_packed_rows<A, T, Op, Reverse, false>(first_in, first_out, n, rows);
+        }
+    }
     const T neutral = Op::template neutral<T>();
-    for (std::ptrdiff_t r = 0; r < rows; ++r) {
+    for (; r < rows; ++r) {
         ScanState<T> st{neutral, neutral, false, true};
         scan_line<A, T, Op, Reverse, true>(reinterpret_cast<const T*>(in + r * in_stride),
                                            reinterpret_cast<T*>(out + r * out_stride), n, st, exclusive);

@@ -1,0 +1,46 @@
+"""Shared pytest configuration for the simdscan test suite.
+
+Hypothesis profiles: "default" (100 examples) and "ci" (2000 examples), both
+without deadline; choose with the environment variable HYPOTHESIS_PROFILE.
+"""
+
+import os
+import sys
+import warnings
+import zlib
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+# make the NumPy-only oracle (tests/reference.py) importable whatever the
+# import mode pytest runs in
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
+
+# Hypothesis' pytest plugin imports hypothesis.extra._patching (and through it
+# libcst, where installed) only while reporting a *failing* property test; in
+# some environments that import emits a DeprecationWarning, which `-W error`
+# turns into an INTERNALERROR that aborts the whole run and hides the failure.
+# Import it once here, with warnings silenced, so a failure is reported normally.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    try:
+        import hypothesis.extra._patching  # noqa: F401
+    except ImportError:
+        pass
+
+_COMMON = dict(
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile("default", max_examples=100, **_COMMON)
+settings.register_profile("ci", max_examples=2000, **_COMMON)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture
+def rng(request):
+    """A NumPy generator seeded from the test's node id (deterministic)."""
+    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
