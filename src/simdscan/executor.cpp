@@ -11,7 +11,9 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "dispatch.hpp"
@@ -199,10 +201,24 @@ public:
         }
     }
 
-    void total(const char* in, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
+    // The two halves of scan() for a chunk scanned before its base is known: the chunk on its own into `local`
+    // (scan order), then base op local stored to the output.
+    void scan_local(const char* in, C* local, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
-            job_.kernels.total[0](load(in, begin + done, count), count, st);
+            job_.kernels.scan[0](load(in, begin + done, count), local + done, count, st, job_.exclusive);
+        }
+    }
+
+    void store_based(const C* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, const C* base) {
+        for (std::ptrdiff_t done = 0; done < length; done += block) {
+            const std::ptrdiff_t count = std::min(block, length - done);
+            if (base != nullptr) {
+                job_.kernels.rebase(local + done, values_.data(), count, *base);
+            } else {
+                std::memcpy(values_.data(), local + done, std::size_t(count) * sizeof(C));
+            }
+            store(out, begin + done, count);
         }
     }
 
@@ -283,28 +299,40 @@ void scan_line_chunked(const Job<S, C>& job, Engine& engine, const char* in, cha
     }
 }
 
+// One line's chunks scanned by several threads in a single pass over memory (a chained scan): each thread scans
+// a chunk on its own into a cache-resident buffer, waits for the op of all earlier chunks (published by the
+// previous chunk's thread), publishes its own, then stores base op buffer. Chunks are taken in order, so the
+// oldest unpublished chunk always belongs to a running thread and the chain never deadlocks.
 template <class S, class C, class MakeEngine>
 void scan_line_parallel(const Job<S, C>& job, MakeEngine&& make_engine, const char* in, char* out,
                         std::size_t threads) {
     const Chunks chunks{job.plan.n, detail::chunk_elements<C>()};
     const std::ptrdiff_t count = chunks.count();
-    std::vector<C> totals(std::size_t(count), job.kernels.neutral);
-    // Pass 1: every chunk's total but the last, exactly as the sequential scan computes it.
-    detail::parallel_for(std::size_t(count - 1), threads, [&](std::size_t k) {
-        auto engine = make_engine();
-        ScanState<C> st{job.kernels.neutral, job.kernels.neutral, false, false};
-        engine.total(in, chunks.begin(std::ptrdiff_t(k)), chunks.length(std::ptrdiff_t(k)), st);
-        totals[k] = st.local;
-    });
-    std::vector<C> bases(std::size_t(count), job.kernels.neutral);
-    for (std::ptrdiff_t k = 1; k < count; ++k) {
-        bases[std::size_t(k)] = k == 1 ? totals[0] : job.kernels.apply(bases[std::size_t(k - 1)], totals[std::size_t(k - 1)]);
+    std::vector<C> published(static_cast<std::size_t>(count));  // published[k]: the op of chunks 0..k
+    std::unique_ptr<std::atomic<bool>[]> ready(new std::atomic<bool>[std::size_t(count)]);
+    for (std::ptrdiff_t k = 0; k < count; ++k) {
+        ready[std::size_t(k)].store(false, std::memory_order_relaxed);
     }
-    // Pass 2: each chunk from its base.
-    detail::parallel_for(std::size_t(count), threads, [&](std::size_t k) {
+    std::atomic<std::ptrdiff_t> next{0};
+    detail::parallel_for(threads, threads, [&](std::size_t) {
         auto engine = make_engine();
-        ScanState<C> st{bases[k], job.kernels.neutral, k > 0, k == 0};
-        engine.scan(in, out, chunks.begin(std::ptrdiff_t(k)), chunks.length(std::ptrdiff_t(k)), st);
+        std::vector<C> local(static_cast<std::size_t>(chunks.size));
+        for (std::ptrdiff_t k = next.fetch_add(1); k < count; k = next.fetch_add(1)) {
+            ScanState<C> st{job.kernels.neutral, job.kernels.neutral, false, k == 0};
+            engine.scan_local(in, local.data(), chunks.begin(k), chunks.length(k), st);
+            const C* base = nullptr;
+            if (k == 0) {
+                published[0] = st.local;
+            } else {
+                while (!ready[std::size_t(k - 1)].load(std::memory_order_acquire)) {
+                    std::this_thread::yield();
+                }
+                base = &published[std::size_t(k - 1)];
+                published[std::size_t(k)] = job.kernels.apply(*base, st.local);
+            }
+            ready[std::size_t(k)].store(true, std::memory_order_release);
+            engine.store_based(local.data(), out, chunks.begin(k), chunks.length(k), base);
+        }
     });
 }
 
@@ -312,16 +340,29 @@ void scan_line_parallel(const Job<S, C>& job, MakeEngine&& make_engine, const ch
 template <class S, class C>
 struct DirectEngine {
     const Job<S, C>& job;
-    void scan(const char* in, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
-        const bool reverse = job.plan.in_step < 0;
-        const std::ptrdiff_t first = reverse ? begin + length - 1 : begin;  // lowest address, in scan positions
-        job.kernels.scan[reverse](reinterpret_cast<const C*>(in + first * job.plan.in_step),
-                                  reinterpret_cast<C*>(out + first * job.plan.out_step), length, st, job.exclusive);
+
+    // The memory order of scan positions [begin, begin + length) starts at scan position `first`.
+    std::ptrdiff_t first(std::ptrdiff_t begin, std::ptrdiff_t length) const {
+        return job.plan.in_step < 0 ? begin + length - 1 : begin;
     }
-    void total(const char* in, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
-        const bool reverse = job.plan.in_step < 0;
-        const std::ptrdiff_t first = reverse ? begin + length - 1 : begin;
-        job.kernels.total[reverse](reinterpret_cast<const C*>(in + first * job.plan.in_step), length, st);
+    void scan(const char* in, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
+        const std::ptrdiff_t at = first(begin, length);
+        job.kernels.scan[job.plan.in_step < 0](reinterpret_cast<const C*>(in + at * job.plan.in_step),
+                                               reinterpret_cast<C*>(out + at * job.plan.out_step), length, st,
+                                               job.exclusive);
+    }
+    void scan_local(const char* in, C* local, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
+        const std::ptrdiff_t at = first(begin, length);
+        job.kernels.scan[job.plan.in_step < 0](reinterpret_cast<const C*>(in + at * job.plan.in_step), local,
+                                               length, st, job.exclusive);
+    }
+    void store_based(const C* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, const C* base) {
+        C* to = reinterpret_cast<C*>(out + first(begin, length) * job.plan.out_step);
+        if (base != nullptr) {
+            job.kernels.rebase(local, to, length, *base);
+        } else {
+            std::memcpy(to, local, std::size_t(length) * sizeof(C));
+        }
     }
 };
 
@@ -416,11 +457,17 @@ void run_outer(const Job<S, C>& job) {
     const Dim inner = plan.others.back();
     const std::vector<Dim> rest(plan.others.begin(), plan.others.end() - 1);
     const std::ptrdiff_t rest_lines = plan.lines / inner.size;
-    // Wide tiles: the previous output row of a tile stays in L1/L2 while the tile's rows stream through.
-    const std::ptrdiff_t tile = std::min<std::ptrdiff_t>(inner.size, 32 * 1024 / std::ptrdiff_t(sizeof(C)));
+    const std::size_t threads = threads_for(plan.lines * plan.n * std::ptrdiff_t(sizeof(S)));
+    // Wide tiles: the previous output row of a tile stays in L1/L2 while the tile's rows stream through. With
+    // fewer slabs than threads, rows are split into one slab per thread, each at least a few cache lines wide.
+    const std::ptrdiff_t widest = 32 * 1024 / std::ptrdiff_t(sizeof(C));
+    const std::ptrdiff_t narrowest = 256 / std::ptrdiff_t(sizeof(C));
+    const std::ptrdiff_t slabs_per_row = (std::ptrdiff_t(threads) + rest_lines - 1) / rest_lines;
+    const std::ptrdiff_t tile = std::min({inner.size, widest,
+                                          std::max(narrowest, (inner.size + slabs_per_row - 1) / slabs_per_row)});
     const std::ptrdiff_t tiles = (inner.size + tile - 1) / tile;
     const bool in_place = plan.in == plan.out;
-    parallel_ranges(rest_lines * tiles, threads_for(plan.lines * plan.n * std::ptrdiff_t(sizeof(S))),
+    parallel_ranges(rest_lines * tiles, threads,
                     [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
                         std::vector<C> carry(in_place && job.exclusive ? std::size_t(tile) : 0);
                         for (std::ptrdiff_t item = begin; item < end; ++item) {

@@ -24,8 +24,8 @@ struct TypedKernels {
     // Scans n contiguous elements (in increasing order, or decreasing for the reverse variant, from the end of the
     // range). out may equal in. Updates st.
     using scan_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, ScanState<T>& st, bool exclusive);
-    // What scan_fn leaves in st.local, bit for bit, without writing anything.
-    using total_fn = void (*)(const T* in, std::ptrdiff_t n, ScanState<T>& st);
+    // out = base op in, elementwise: puts an earlier chunks' total in front of a chunk scanned on its own.
+    using rebase_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, T base);
     // Scans `rows` whole lines of n contiguous elements (n within one chunk); rows are byte strides apart.
     using rows_fn = void (*)(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows, std::ptrdiff_t in_stride,
                              std::ptrdiff_t out_stride, bool exclusive);
@@ -38,7 +38,7 @@ struct TypedKernels {
     using apply_fn = T (*)(T a, T b);
 
     scan_fn scan[2];  // [reverse]
-    total_fn total[2];
+    rebase_fn rebase;
     rows_fn rows[2];
     combine_fn combine;
     exchange_fn exchange;

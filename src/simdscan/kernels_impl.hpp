@@ -67,7 +67,7 @@ xsimd::batch<T, A> vector_prefix(xsimd::batch<T, A> x, xsimd::batch<T, A> fill) 
 
 // Scans n contiguous elements onward from `carry`, the running value within the chunk, and returns the new one.
 // The modes are template parameters so that the loop carries no branch and no reload of the caller's state.
-template <class A, class T, class Op, bool Reverse, bool Store, bool Exclusive, bool HasBase>
+template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase>
 T scan_span(const T* in, T* out, std::ptrdiff_t n, T base, T carry) {
     std::ptrdiff_t done = 0;
     if constexpr (is_vectorized<A, T>()) {
@@ -82,17 +82,15 @@ T scan_span(const T* in, T* out, std::ptrdiff_t n, T base, T carry) {
             const B prefix = vector_prefix<A, Op, Reverse, 1>(B::load_unaligned(in + at), fill);
             // The carry chain is one op per vector: the broadcast total is computed off it.
             const B total = Reverse ? moves::broadcast_first(prefix) : moves::broadcast_last(prefix);
-            if constexpr (Store) {
-                B result = prefix;
-                if constexpr (Exclusive) {
-                    result = Reverse ? moves::template down<1>(prefix, fill) : moves::template up<1>(prefix, fill);
-                }
-                result = Op::apply(running, result);
-                if constexpr (HasBase) {
-                    result = Op::apply(base_lanes, result);
-                }
-                result.store_unaligned(out + at);
+            B result = prefix;
+            if constexpr (Exclusive) {
+                result = Reverse ? moves::template down<1>(prefix, fill) : moves::template up<1>(prefix, fill);
             }
+            result = Op::apply(running, result);
+            if constexpr (HasBase) {
+                result = Op::apply(base_lanes, result);
+            }
+            result.store_unaligned(out + at);
             running = Op::apply(running, total);
         }
         if (done > 0) {
@@ -104,48 +102,48 @@ T scan_span(const T* in, T* out, std::ptrdiff_t n, T base, T carry) {
     for (; done < n; ++done) {
         const std::ptrdiff_t at = Reverse ? n - 1 - done : done;
         const T next = Op::apply(carry, in[at]);
-        if constexpr (Store) {
-            const T result = Exclusive ? carry : next;
-            out[at] = HasBase ? Op::apply(base, result) : result;
-        }
+        const T result = Exclusive ? carry : next;
+        out[at] = HasBase ? Op::apply(base, result) : result;
         carry = next;
     }
     return carry;
 }
 
-template <class A, class T, class Op, bool Reverse, bool Store>
+template <class A, class T, class Op, bool Reverse>
 void scan_line(const T* in, T* out, std::ptrdiff_t n, ScanState<T>& st, bool exclusive) {
     if (n == 0) {
         return;
     }
-    if constexpr (Store) {
-        const T base = st.base;
-        const T carry = st.local;
-        if (exclusive) {
-            st.local = st.has_base ? scan_span<A, T, Op, Reverse, true, true, true>(in, out, n, base, carry)
-                                   : scan_span<A, T, Op, Reverse, true, true, false>(in, out, n, base, carry);
-            if (st.at_line_start) {
-                // The empty range's value is the identity (+0.0 for sums), not the internal neutral -0.0.
-                out[Reverse ? n - 1 : 0] = Op::template identity<T>();
-            }
-        } else {
-            st.local = st.has_base ? scan_span<A, T, Op, Reverse, true, false, true>(in, out, n, base, carry)
-                                   : scan_span<A, T, Op, Reverse, true, false, false>(in, out, n, base, carry);
+    const T base = st.base;
+    const T carry = st.local;
+    if (exclusive) {
+        st.local = st.has_base ? scan_span<A, T, Op, Reverse, true, true>(in, out, n, base, carry)
+                               : scan_span<A, T, Op, Reverse, true, false>(in, out, n, base, carry);
+        if (st.at_line_start) {
+            // The empty range's value is the identity (+0.0 for sums), not the internal neutral -0.0.
+            out[Reverse ? n - 1 : 0] = Op::template identity<T>();
         }
     } else {
-        st.local = scan_span<A, T, Op, Reverse, false, false, false>(in, out, n, st.base, st.local);
+        st.local = st.has_base ? scan_span<A, T, Op, Reverse, false, true>(in, out, n, base, carry)
+                               : scan_span<A, T, Op, Reverse, false, false>(in, out, n, base, carry);
     }
     st.at_line_start = false;
 }
 
-template <class A, class T, class Op, bool Reverse>
-void scan_contiguous(const T* in, T* out, std::ptrdiff_t n, ScanState<T>& st, bool exclusive) {
-    scan_line<A, T, Op, Reverse, true>(in, out, n, st, exclusive);
-}
-
-template <class A, class T, class Op, bool Reverse>
-void total_contiguous(const T* in, std::ptrdiff_t n, ScanState<T>& st) {
-    scan_line<A, T, Op, Reverse, false>(in, nullptr, n, st, false);
+template <class A, class T, class Op>
+void rebase(const T* in, T* out, std::ptrdiff_t n, T base) {
+    std::ptrdiff_t i = 0;
+    if constexpr (is_vectorized<A, T>()) {
+        using B = xsimd::batch<T, A>;
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+        const B base_lanes(base);
+        for (; i + lanes <= n; i += lanes) {
+            Op::apply(base_lanes, B::load_unaligned(in + i)).store_unaligned(out + i);
+        }
+    }
+    for (; i < n; ++i) {
+        out[i] = Op::apply(base, in[i]);
+    }
 }
 
 // vector_prefix within rows of n lanes: moves that would cross a row boundary bring the neutral element instead.
@@ -212,7 +210,7 @@ void scan_rows(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows,
     const T neutral = Op::template neutral<T>();
     for (; r < rows; ++r) {
         ScanState<T> st{neutral, neutral, false, true};
-        scan_line<A, T, Op, Reverse, true>(reinterpret_cast<const T*>(in + r * in_stride),
+        scan_line<A, T, Op, Reverse>(reinterpret_cast<const T*>(in + r * in_stride),
                                            reinterpret_cast<T*>(out + r * out_stride), n, st, exclusive);
     }
 }
@@ -258,10 +256,9 @@ T apply_op(T a, T b) { return Op::apply(a, b); }
 
 template <class A, class T, class Op>
 void fill_typed(TypedKernels<T>& k) {
-    k.scan[0] = &scan_contiguous<A, T, Op, false>;
-    k.scan[1] = &scan_contiguous<A, T, Op, true>;
-    k.total[0] = &total_contiguous<A, T, Op, false>;
-    k.total[1] = &total_contiguous<A, T, Op, true>;
+    k.scan[0] = &scan_line<A, T, Op, false>;
+    k.scan[1] = &scan_line<A, T, Op, true>;
+    k.rebase = &rebase<A, T, Op>;
     k.rows[0] = &scan_rows<A, T, Op, false>;
     k.rows[1] = &scan_rows<A, T, Op, true>;
     k.combine = &combine_rows<A, T, Op>;
