@@ -2,6 +2,8 @@
 #include <atomic>
 #include <stdexcept>
 
+#include <xsimd/xsimd.hpp>
+
 #include "dispatch.hpp"
 #include "scan.hpp"
 
@@ -33,7 +35,8 @@ const Tier tiers[] = {
 };
 #else
 bool always() { return true; }
-const Tier tiers[] = {{"baseline", &always, &baseline_kernel_table}};
+// One tier: the compiler's default target, named as xsimd names it (neon64 on arm64).
+const Tier tiers[] = {{xsimd::default_arch::name(), &always, &baseline_kernel_table}};
 #endif
 
 struct Tables {
