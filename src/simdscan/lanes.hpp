@@ -1,6 +1,6 @@
 // Whole-register lane moves for the in-register scan: shift lanes up or down with a fill value, and broadcast the
 // first or last lane. xsimd 8.1 has no slide_left/slide_right and xsimd 13.x has none for avx512f, so x86 tiers use
-// raw intrinsics here; any other architecture goes through memory (correct, slower).
+// raw intrinsics here, and arm64 NEON's vext/vdup; any other architecture goes through memory (correct, slower).
 #pragma once
 
 #include <cstddef>
@@ -10,6 +10,9 @@
 
 #if defined(__SSE2__)
 #include <immintrin.h>
+#endif
+#if defined(__ARM_NEON) && defined(__aarch64__)
+#include <arm_neon.h>
 #endif
 
 #ifndef SIMDSCAN_TIER
@@ -264,6 +267,70 @@ struct lane_moves<xsimd::avx512bw> {
                 return _mm512_broadcastw_epi16(low);
             } else {
                 return _mm512_broadcastb_epi8(low);
+            }
+        });
+    }
+};
+#endif
+
+#if defined(__ARM_NEON) && defined(__aarch64__)
+inline uint8x16_t as_bytes(float32x4_t r) { return vreinterpretq_u8_f32(r); }
+inline uint8x16_t as_bytes(float64x2_t r) { return vreinterpretq_u8_f64(r); }
+inline uint8x16_t as_bytes(uint8x16_t r) { return r; }
+inline uint8x16_t as_bytes(uint16x8_t r) { return vreinterpretq_u8_u16(r); }
+inline uint8x16_t as_bytes(uint32x4_t r) { return vreinterpretq_u8_u32(r); }
+inline uint8x16_t as_bytes(uint64x2_t r) { return vreinterpretq_u8_u64(r); }
+inline void from_bytes(uint8x16_t r, float32x4_t& out) { out = vreinterpretq_f32_u8(r); }
+inline void from_bytes(uint8x16_t r, float64x2_t& out) { out = vreinterpretq_f64_u8(r); }
+inline void from_bytes(uint8x16_t r, uint8x16_t& out) { out = r; }
+inline void from_bytes(uint8x16_t r, uint16x8_t& out) { out = vreinterpretq_u16_u8(r); }
+inline void from_bytes(uint8x16_t r, uint32x4_t& out) { out = vreinterpretq_u32_u8(r); }
+inline void from_bytes(uint8x16_t r, uint64x2_t& out) { out = vreinterpretq_u64_u8(r); }
+
+template <class T, class F>
+xsimd::batch<T, xsimd::neon64> on_bytes(xsimd::batch<T, xsimd::neon64> x, F&& f) {
+    typename xsimd::batch<T, xsimd::neon64>::register_type r;
+    from_bytes(f(as_bytes(x.data)), r);
+    return xsimd::batch<T, xsimd::neon64>(r);
+}
+
+template <>
+struct lane_moves<xsimd::neon64> {
+    template <std::size_t K, class T>
+    static xsimd::batch<T, xsimd::neon64> up(xsimd::batch<T, xsimd::neon64> x, xsimd::batch<T, xsimd::neon64> fill) {
+        const uint8x16_t f = as_bytes(fill.data);
+        return on_bytes(x, [f](uint8x16_t a) { return vextq_u8(f, a, int(16 - K * sizeof(T))); });
+    }
+    template <std::size_t K, class T>
+    static xsimd::batch<T, xsimd::neon64> down(xsimd::batch<T, xsimd::neon64> x, xsimd::batch<T, xsimd::neon64> fill) {
+        const uint8x16_t f = as_bytes(fill.data);
+        return on_bytes(x, [f](uint8x16_t a) { return vextq_u8(a, f, int(K * sizeof(T))); });
+    }
+    template <class T>
+    static xsimd::batch<T, xsimd::neon64> broadcast_last(xsimd::batch<T, xsimd::neon64> x) {
+        return on_bytes(x, [](uint8x16_t a) {
+            if constexpr (sizeof(T) == 8) {
+                return vreinterpretq_u8_u64(vdupq_laneq_u64(vreinterpretq_u64_u8(a), 1));
+            } else if constexpr (sizeof(T) == 4) {
+                return vreinterpretq_u8_u32(vdupq_laneq_u32(vreinterpretq_u32_u8(a), 3));
+            } else if constexpr (sizeof(T) == 2) {
+                return vreinterpretq_u8_u16(vdupq_laneq_u16(vreinterpretq_u16_u8(a), 7));
+            } else {
+                return vdupq_laneq_u8(a, 15);
+            }
+        });
+    }
+    template <class T>
+    static xsimd::batch<T, xsimd::neon64> broadcast_first(xsimd::batch<T, xsimd::neon64> x) {
+        return on_bytes(x, [](uint8x16_t a) {
+            if constexpr (sizeof(T) == 8) {
+                return vreinterpretq_u8_u64(vdupq_laneq_u64(vreinterpretq_u64_u8(a), 0));
+            } else if constexpr (sizeof(T) == 4) {
+                return vreinterpretq_u8_u32(vdupq_laneq_u32(vreinterpretq_u32_u8(a), 0));
+            } else if constexpr (sizeof(T) == 2) {
+                return vreinterpretq_u8_u16(vdupq_laneq_u16(vreinterpretq_u16_u8(a), 0));
+            } else {
+                return vdupq_laneq_u8(a, 0);
             }
         });
     }
