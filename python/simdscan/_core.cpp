@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -17,6 +18,7 @@ namespace {
 // Python objects the bindings need on every call, looked up once at import. Leaked on purpose: destroying them
 // at interpreter shutdown would touch Python after it is gone.
 struct PythonObjects {
+    py::object ndarray;
     py::object asarray;
     py::object axis_error;
     py::object direction_type;
@@ -145,6 +147,29 @@ bool may_overlap(const py::array& a, const py::array& b) {
     return bounds_a.first < bounds_b.second && bounds_b.first < bounds_a.second;
 }
 
+// A new array in the input's memory order (NumPy's order='K'), so that input and result are walked together; C
+// order when the input has broadcast (zero-stride) axes.
+py::array new_like(const py::array& array, const py::dtype& dtype) {
+    const py::ssize_t ndim = array.ndim();
+    std::vector<py::ssize_t> shape(array.shape(), array.shape() + ndim);
+    std::vector<py::ssize_t> order(static_cast<std::size_t>(ndim));
+    for (py::ssize_t d = 0; d < ndim; ++d) {
+        order[std::size_t(d)] = d;
+        if (array.strides(d) == 0) {
+            return py::array(dtype, shape);
+        }
+    }
+    const auto magnitude = [&](py::ssize_t d) { return array.strides(d) < 0 ? -array.strides(d) : array.strides(d); };
+    std::stable_sort(order.begin(), order.end(), [&](py::ssize_t a, py::ssize_t b) { return magnitude(a) > magnitude(b); });
+    std::vector<py::ssize_t> strides(static_cast<std::size_t>(ndim));
+    py::ssize_t stride = dtype.itemsize();
+    for (auto d = order.rbegin(); d != order.rend(); ++d) {
+        strides[std::size_t(*d)] = stride;
+        stride *= shape[std::size_t(*d)];
+    }
+    return py::array(dtype, shape, strides);
+}
+
 py::array cumulative(simdscan::CumulativeOperator op, const py::object& a, const py::object& axis,
                      const py::object& direction, const py::object& exclusive, const py::object& dtype,
                      const py::object& out) {
@@ -153,8 +178,9 @@ py::array cumulative(simdscan::CumulativeOperator op, const py::object& a, const
     if (exclusive_flag < 0) {
         throw py::error_already_set();
     }
-    py::array array = py::isinstance<py::array>(a) ? py::reinterpret_borrow<py::array>(a)
-                                                   : py::array(objects->asarray(a));
+    // Subclasses (np.matrix, masked arrays) go through numpy.asarray, as numpy.cumsum's inputs do.
+    py::array array = a.get_type().is(objects->ndarray) ? py::reinterpret_borrow<py::array>(a)
+                                                        : py::array(objects->asarray(a));
     const char input_kind = array.dtype().kind();
     if (input_kind != 'b') {
         data_type_of(array.dtype());  // rejects unsupported input dtypes by name, even when dtype= is given
@@ -201,9 +227,7 @@ py::array cumulative(simdscan::CumulativeOperator op, const py::object& a, const
         // Partial overlap: scan a private copy so that no write can clobber an input not yet read.
         array = array.attr("copy")();
     }
-    py::array result = have_out ? py::reinterpret_borrow<py::array>(out)
-                                : py::array(result_dtype, std::vector<py::ssize_t>(array.shape(),
-                                                                                   array.shape() + array.ndim()));
+    py::array result = have_out ? py::reinterpret_borrow<py::array>(out) : new_like(array, result_dtype);
 
     simdscan::CumulativeOperatorDesc desc;
     desc.op = op;
@@ -231,7 +255,7 @@ void initialise(const py::object& direction_type) {
     }
     const py::object bool_result =
         numpy.attr("cumsum")(numpy.attr("zeros")(1, py::arg("dtype") = "bool")).attr("dtype");
-    objects = new PythonObjects{numpy.attr("asarray"), axis_error, direction_type,
+    objects = new PythonObjects{numpy.attr("ndarray"), numpy.attr("asarray"), axis_error, direction_type,
                                 direction_type.attr("DECREASING"), py::dtype(bool_result)};
 }
 

@@ -183,55 +183,19 @@ struct Chunks {
     std::ptrdiff_t length(std::ptrdiff_t k) const { return std::min(n, (k + 1) * size) - k * size; }
 };
 
-// Scans one line of the buffered path: blocks of the line, in scan order, are loaded into a compute-type buffer
-// (converted from float16, byte-swapped, gathered from strides as needed), scanned there and stored back.
+// Moves up to `block` elements between the arrays and a compute-type buffer: gathers from any byte step,
+// byte-swaps, converts float16, and scatters back. Packed native runs are read in place.
 template <class S, class C>
-class LineBuffers {
+class Staging {
 public:
     static constexpr std::ptrdiff_t block = std::min<std::ptrdiff_t>(1024, detail::chunk_elements<C>());
 
-    explicit LineBuffers(const Job<S, C>& job) : job_(job), raw_(block), values_(block) {}
+    explicit Staging(const Job<S, C>& job) : job_(job), raw_(block), values_(block) {}
 
-    // Scans scan positions [begin, begin + length) of the line at in/out with state st.
-    void scan(const char* in, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
-        for (std::ptrdiff_t done = 0; done < length; done += block) {
-            const std::ptrdiff_t count = std::min(block, length - done);
-            job_.kernels.scan[0](load(in, begin + done, count), values_.data(), count, st, job_.exclusive);
-            store(out, begin + done, count);
-        }
-    }
+    C* values() { return values_.data(); }
 
-    // The two halves of scan() for a chunk scanned before its base is known: the chunk on its own into `local`
-    // (scan order), then base op local stored to the output.
-    void scan_local(const char* in, C* local, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
-        for (std::ptrdiff_t done = 0; done < length; done += block) {
-            const std::ptrdiff_t count = std::min(block, length - done);
-            job_.kernels.scan[0](load(in, begin + done, count), local + done, count, st, job_.exclusive);
-        }
-    }
-
-    void store_based(const C* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, const C* base) {
-        for (std::ptrdiff_t done = 0; done < length; done += block) {
-            const std::ptrdiff_t count = std::min(block, length - done);
-            if (base != nullptr) {
-                job_.kernels.rebase(local + done, values_.data(), count, *base);
-            } else {
-                std::memcpy(values_.data(), local + done, std::size_t(count) * sizeof(C));
-            }
-            store(out, begin + done, count);
-        }
-    }
-
-private:
-    // Whether `count` elements from p, `step` bytes apart, can be read or written as one aligned array.
-    static bool packed(const char* p, std::ptrdiff_t step) {
-        return step == std::ptrdiff_t(sizeof(S)) && reinterpret_cast<std::uintptr_t>(p) % alignof(S) == 0;
-    }
-
-    // Returns the block's values in compute type; may point into the input itself.
-    const C* load(const char* in, std::ptrdiff_t begin, std::ptrdiff_t count) {
-        const std::ptrdiff_t step = job_.plan.in_step;
-        const char* src = in + begin * step;
+    // Returns `count` elements from src, `step` bytes apart, in compute type; may point into the input itself.
+    const C* load(const char* src, std::ptrdiff_t step, std::ptrdiff_t count) {
         const S* raw = reinterpret_cast<const S*>(src);
         if (!packed(src, step) || job_.in_swapped) {
             if (packed(src, step)) {
@@ -254,16 +218,14 @@ private:
         }
     }
 
-    // Stores the block's scanned values from values_.
-    void store(char* out, std::ptrdiff_t begin, std::ptrdiff_t count) {
-        const std::ptrdiff_t step = job_.plan.out_step;
-        char* dst = out + begin * step;
+    // Stores `count` compute-type values to dst, `step` bytes apart.
+    void store(const C* values, char* dst, std::ptrdiff_t step, std::ptrdiff_t count) {
         const bool direct = packed(dst, step) && !job_.out_swapped;
         S* raw = direct ? reinterpret_cast<S*>(dst) : raw_.data();
         if constexpr (std::is_same<S, C>::value) {
-            std::memcpy(raw, values_.data(), std::size_t(count) * sizeof(S));
+            std::memcpy(raw, values, std::size_t(count) * sizeof(S));
         } else {
-            job_.table.float_to_half(values_.data(), raw, count);
+            job_.table.float_to_half(values, raw, count);
         }
         if (direct) {
             return;
@@ -280,9 +242,65 @@ private:
         }
     }
 
+private:
+    // Whether elements `step` bytes apart from p can be read or written as one aligned array.
+    static bool packed(const char* p, std::ptrdiff_t step) {
+        return step == std::ptrdiff_t(sizeof(S)) && reinterpret_cast<std::uintptr_t>(p) % alignof(S) == 0;
+    }
+
     const Job<S, C>& job_;
     std::vector<S> raw_;     // stored-type elements: gathered, byte-swapped or converted
-    std::vector<C> values_;  // the block in compute type, scanned
+    std::vector<C> values_;  // compute-type values
+};
+
+// Buffered path engine: blocks of a line, in scan order, go through Staging and are scanned in its buffer.
+template <class S, class C>
+class LineBuffers {
+public:
+    explicit LineBuffers(const Job<S, C>& job) : job_(job), staging_(job) {}
+
+    // Scans scan positions [begin, begin + length) of the line at in/out with state st.
+    void scan(const char* in, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
+        for (std::ptrdiff_t done = 0; done < length; done += block) {
+            const std::ptrdiff_t count = std::min(block, length - done);
+            job_.kernels.scan[0](load(in, begin + done, count), staging_.values(), count, st, job_.exclusive);
+            store(out, begin + done, count);
+        }
+    }
+
+    // The two halves of scan() for a chunk scanned before its base is known: the chunk on its own into `local`
+    // (scan order), then base op local stored to the output.
+    void scan_local(const char* in, C* local, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
+        for (std::ptrdiff_t done = 0; done < length; done += block) {
+            const std::ptrdiff_t count = std::min(block, length - done);
+            job_.kernels.scan[0](load(in, begin + done, count), local + done, count, st, job_.exclusive);
+        }
+    }
+
+    void store_based(const C* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, const C* base) {
+        for (std::ptrdiff_t done = 0; done < length; done += block) {
+            const std::ptrdiff_t count = std::min(block, length - done);
+            if (base != nullptr) {
+                job_.kernels.rebase(local + done, staging_.values(), count, *base);
+            } else {
+                std::memcpy(staging_.values(), local + done, std::size_t(count) * sizeof(C));
+            }
+            store(out, begin + done, count);
+        }
+    }
+
+private:
+    static constexpr std::ptrdiff_t block = Staging<S, C>::block;
+
+    const C* load(const char* in, std::ptrdiff_t begin, std::ptrdiff_t count) {
+        return staging_.load(in + begin * job_.plan.in_step, job_.plan.in_step, count);
+    }
+    void store(char* out, std::ptrdiff_t begin, std::ptrdiff_t count) {
+        staging_.store(staging_.values(), out + begin * job_.plan.out_step, job_.plan.out_step, count);
+    }
+
+    const Job<S, C>& job_;
+    Staging<S, C> staging_;
 };
 
 // The per-line engines share the chunk logic: scan a line sequentially, or split one line's chunks over threads.
@@ -451,8 +469,34 @@ void scan_outer_tile(const Job<S, C>& job, const C* in, C* out, std::ptrdiff_t w
     }
 }
 
+// Scans rows [0, n) of one tile through Staging (float16, byte-swapped, strided or misaligned rows): each row is
+// loaded in compute type and combined into a carry row, in NumPy's order, then stored.
 template <class S, class C>
-void run_outer(const Job<S, C>& job) {
+void scan_outer_tile_buffered(const Job<S, C>& job, Staging<S, C>& staging, std::vector<C>& carry, const char* in,
+                              char* out, std::ptrdiff_t width, const Dim& inner) {
+    const Plan& plan = job.plan;
+    const C* row = staging.load(in, inner.in_stride, width);
+    std::copy(row, row + width, carry.begin());
+    if (job.exclusive) {
+        std::fill(staging.values(), staging.values() + width, job.kernels.identity);
+        staging.store(staging.values(), out, inner.out_stride, width);
+    } else {
+        staging.store(carry.data(), out, inner.out_stride, width);
+    }
+    for (std::ptrdiff_t r = 1; r < plan.n; ++r) {
+        row = staging.load(in + r * plan.in_step, inner.in_stride, width);
+        if (job.exclusive) {
+            job.kernels.exchange(row, carry.data(), staging.values(), width);
+            staging.store(staging.values(), out + r * plan.out_step, inner.out_stride, width);
+        } else {
+            job.kernels.combine(carry.data(), row, carry.data(), width);
+            staging.store(carry.data(), out + r * plan.out_step, inner.out_stride, width);
+        }
+    }
+}
+
+template <class S, class C>
+void run_outer(const Job<S, C>& job, bool buffered) {
     const Plan& plan = job.plan;
     const Dim inner = plan.others.back();
     const std::vector<Dim> rest(plan.others.begin(), plan.others.end() - 1);
@@ -460,28 +504,33 @@ void run_outer(const Job<S, C>& job) {
     const std::size_t threads = threads_for(plan.lines * plan.n * std::ptrdiff_t(sizeof(S)));
     // Wide tiles: the previous output row of a tile stays in L1/L2 while the tile's rows stream through. With
     // fewer slabs than threads, rows are split into one slab per thread, each at least a few cache lines wide.
-    const std::ptrdiff_t widest = 32 * 1024 / std::ptrdiff_t(sizeof(C));
+    const std::ptrdiff_t widest = buffered ? Staging<S, C>::block : 32 * 1024 / std::ptrdiff_t(sizeof(C));
     const std::ptrdiff_t narrowest = 256 / std::ptrdiff_t(sizeof(C));
     const std::ptrdiff_t slabs_per_row = (std::ptrdiff_t(threads) + rest_lines - 1) / rest_lines;
     const std::ptrdiff_t tile = std::min({inner.size, widest,
                                           std::max(narrowest, (inner.size + slabs_per_row - 1) / slabs_per_row)});
     const std::ptrdiff_t tiles = (inner.size + tile - 1) / tile;
-    const bool in_place = plan.in == plan.out;
-    parallel_ranges(rest_lines * tiles, threads,
-                    [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-                        std::vector<C> carry(in_place && job.exclusive ? std::size_t(tile) : 0);
-                        for (std::ptrdiff_t item = begin; item < end; ++item) {
-                            const std::ptrdiff_t t = item % tiles;
-                            const std::ptrdiff_t width = std::min(tile, inner.size - t * tile);
-                            for_each_run(rest, item / tiles, item / tiles + 1,
-                                         [&](std::ptrdiff_t in_offset, std::ptrdiff_t out_offset, std::ptrdiff_t) {
-                                             scan_outer_tile(job,
-                                                             reinterpret_cast<const C*>(plan.in + in_offset) + t * tile,
-                                                             reinterpret_cast<C*>(plan.out + out_offset) + t * tile,
-                                                             width, carry);
-                                         });
-                        }
-                    });
+    // The direct tiles read the previous output row; a carry row is needed in place and exclusive, or buffered.
+    const bool keeps_carry = buffered || (plan.in == plan.out && job.exclusive);
+    parallel_ranges(rest_lines * tiles, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+        std::vector<C> carry(keeps_carry ? static_cast<std::size_t>(tile) : 0);
+        std::unique_ptr<Staging<S, C>> staging(buffered ? new Staging<S, C>(job) : nullptr);
+        for (std::ptrdiff_t item = begin; item < end; ++item) {
+            const std::ptrdiff_t t = item % tiles;
+            const std::ptrdiff_t width = std::min(tile, inner.size - t * tile);
+            for_each_run(rest, item / tiles, item / tiles + 1,
+                         [&](std::ptrdiff_t in_offset, std::ptrdiff_t out_offset, std::ptrdiff_t) {
+                             const char* in = plan.in + in_offset + t * tile * inner.in_stride;
+                             char* out = plan.out + out_offset + t * tile * inner.out_stride;
+                             if (buffered) {
+                                 scan_outer_tile_buffered(job, *staging, carry, in, out, width, inner);
+                             } else {
+                                 scan_outer_tile(job, reinterpret_cast<const C*>(in), reinterpret_cast<C*>(out),
+                                                 width, carry);
+                             }
+                         });
+        }
+    });
 }
 
 bool aligned_to(const void* p, std::size_t alignment) {
@@ -509,11 +558,15 @@ void run_typed(const CumulativeOperatorDesc& desc, const Plan& plan) {
                          dim.out_stride % std::ptrdiff_t(alignof(S)) == 0;
     }
     const std::ptrdiff_t size = sizeof(S);
+    const auto magnitude = [](std::ptrdiff_t stride) { return stride < 0 ? -stride : stride; };
     if (in_place_types && plan.in_step == plan.out_step && (plan.in_step == size || plan.in_step == -size)) {
         run_direct(job);
-    } else if (in_place_types && plan.n > 1 && !plan.others.empty() && plan.others.back().in_stride == size &&
-               plan.others.back().out_stride == size && plan.others.back().size >= 8) {
-        run_outer(job);
+    } else if (plan.n > 1 && !plan.others.empty() && plan.others.back().size >= 8 &&
+               magnitude(plan.others.back().out_stride) < magnitude(plan.out_step) &&
+               magnitude(plan.others.back().in_stride) < magnitude(plan.in_step)) {
+        // Another axis lies closer together than the scan axis: walk whole rows of it, never one column at a time.
+        const Dim& inner = plan.others.back();
+        run_outer(job, !(in_place_types && inner.in_stride == size && inner.out_stride == size));
     } else {
         run_lines(job, [&] { return LineBuffers<S, C>(job); });
     }
