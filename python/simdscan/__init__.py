@@ -37,6 +37,10 @@ class Direction(enum.Enum):
     DECREASING = "decreasing"
 
 
+# More workers than this is a mistake, not a machine: each one is an OS thread kept for the process's life.
+_MAX_THREADS = 1024
+
+
 def isa() -> str:
     """The name of the active ISA tier ("sse2", "avx2", "avx512", ...)."""
     return _core.isa()
@@ -50,8 +54,8 @@ def supported_isas() -> list[str]:
 def set_num_threads(n: int) -> None:
     """Sets how many threads a large scan may use (1: the calling thread only)."""
     n = operator.index(n)
-    if n < 1:
-        raise ValueError(f"the number of threads must be at least 1, got {n}")
+    if not 1 <= n <= _MAX_THREADS:
+        raise ValueError(f"the number of threads must be between 1 and {_MAX_THREADS}, got {n}")
     _core.set_num_threads(n)
 
 
