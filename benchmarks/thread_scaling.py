@@ -73,7 +73,6 @@ def main() -> None:
                     raise SystemExit(f"{name}: the result with {threads} threads differs from the 1-thread result")
                 print(f"{name:32s} {threads:7d} {copy_s * 1e3:9.2f} {scan_s * 1e3:9.2f} {scan_s / copy_s:9.2f} "
                       f"{2 * x.nbytes / scan_s / 1e9:9.1f}")
-            del out, dst, reference
 
 
 if __name__ == "__main__":

@@ -276,7 +276,6 @@ def test_int8_2d_both_axes_and_flattened():
     L = 2**30 + 5
     shape = (3, L)
     needs_memory(2 * 3 * L)
-    row_value = np.array([1, 2, 3], dtype=np.int64)  # row k holds k + 1 everywhere
     cols = np.unique(np.concatenate([
         np.arange(0, 40), np.arange(L - 40, L),
         # flat index 2**31 lies in row 1 at column 2**31 - L = L - 10; row 2 starts at flat 2**31 + 10

@@ -17,13 +17,8 @@ from reference import (
     seed_of,
     snapshot,
 )
+from params import DIRECTIONS
 
-DIRECTIONS = [
-    ("increasing", False),
-    ("decreasing", True),
-    (simdscan.Direction.INCREASING, False),
-    (simdscan.Direction.DECREASING, True),
-]
 OUT_DTYPES = ["float16", "float32", "float64", "complex64", "complex128",
               "int8", "int32", "int64", "uint16", "uint64"]
 SENTINEL = 57  # fits every dtype; marks the buffer elements that are not out

@@ -23,13 +23,8 @@ from reference import (
     result_dtype,
     snapshot,
 )
+from params import DIRECTIONS
 
-DIRECTIONS = [
-    ("increasing", False),
-    ("decreasing", True),
-    (simdscan.Direction.INCREASING, False),
-    (simdscan.Direction.DECREASING, True),
-]
 LAYOUTS = ["none", "transpose", "flip", "step", "fortran", "byteswap", "readonly", "broadcast"]
 # magnitude budget (in powers of two) of a whole product line, per float type
 _PROD_EXP_BUDGET = {2: 10.0, 4: 100.0, 8: 800.0}

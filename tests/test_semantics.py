@@ -26,13 +26,8 @@ from reference import (
     seed_of,
     snapshot,
 )
+from params import DIRECTIONS
 
-DIRECTIONS = [
-    ("increasing", False),
-    ("decreasing", True),
-    (simdscan.Direction.INCREASING, False),
-    (simdscan.Direction.DECREASING, True),
-]
 REAL_FLOATS = [d for d in FLOAT_DTYPES if d.kind == "f"]
 
 

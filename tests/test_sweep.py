@@ -21,13 +21,8 @@ from reference import (
     seed_of,
     snapshot,
 )
+from params import DIRECTIONS
 
-DIRECTIONS = [
-    ("increasing", False),
-    ("decreasing", True),
-    (simdscan.Direction.INCREASING, False),
-    (simdscan.Direction.DECREASING, True),
-]
 
 SHAPES = [(0,), (1,), (5,), (2, 5), (2, 2, 5), (3, 1, 4, 2), (0, 3)]
 LARGE_SHAPES = [(1000,), (37, 129), (129, 37), (3, 1000, 5)]
