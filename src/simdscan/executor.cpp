@@ -549,24 +549,25 @@ void run_typed(const CumulativeOperatorDesc& desc, const Plan& plan) {
                         desc.output.byte_swapped,
                         table};
 
-    bool in_place_types = std::is_same<S, C>::value && !job.in_swapped && !job.out_swapped &&
+    // Whether kernels may read and write the arrays themselves: stored as computed, native order, aligned.
+    bool kernels_on_arrays = std::is_same<S, C>::value && !job.in_swapped && !job.out_swapped &&
                           aligned_to(plan.in, alignof(S)) && aligned_to(plan.out, alignof(S)) &&
                           plan.in_step % std::ptrdiff_t(alignof(S)) == 0 &&
                           plan.out_step % std::ptrdiff_t(alignof(S)) == 0;
     for (const Dim& dim : plan.others) {
-        in_place_types = in_place_types && dim.in_stride % std::ptrdiff_t(alignof(S)) == 0 &&
+        kernels_on_arrays = kernels_on_arrays && dim.in_stride % std::ptrdiff_t(alignof(S)) == 0 &&
                          dim.out_stride % std::ptrdiff_t(alignof(S)) == 0;
     }
     const std::ptrdiff_t size = sizeof(S);
     const auto magnitude = [](std::ptrdiff_t stride) { return stride < 0 ? -stride : stride; };
-    if (in_place_types && plan.in_step == plan.out_step && (plan.in_step == size || plan.in_step == -size)) {
+    if (kernels_on_arrays && plan.in_step == plan.out_step && (plan.in_step == size || plan.in_step == -size)) {
         run_direct(job);
     } else if (plan.n > 1 && !plan.others.empty() && plan.others.back().size >= 8 &&
                magnitude(plan.others.back().out_stride) < magnitude(plan.out_step) &&
                magnitude(plan.others.back().in_stride) < magnitude(plan.in_step)) {
         // Another axis lies closer together than the scan axis: walk whole rows of it, never one column at a time.
         const Dim& inner = plan.others.back();
-        run_outer(job, !(in_place_types && inner.in_stride == size && inner.out_stride == size));
+        run_outer(job, !(kernels_on_arrays && inner.in_stride == size && inner.out_stride == size));
     } else {
         run_lines(job, [&] { return LineBuffers<S, C>(job); });
     }
