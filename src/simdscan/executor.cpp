@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <complex>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -317,6 +318,18 @@ void scan_line_chunked(const Job<S, C>& job, Engine& engine, const char* in, cha
     }
 }
 
+// A buffer of n elements owned by the calling thread and kept for its life. A fresh 256 KiB allocation per call
+// would be a new mapping each time: page faults, and a TLB shootdown on every other thread when it is unmapped.
+template <class C>
+C* thread_scratch(std::ptrdiff_t n) {
+    thread_local std::vector<std::max_align_t> scratch;
+    const std::size_t words = (std::size_t(n) * sizeof(C) + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
+    if (scratch.size() < words) {
+        scratch.resize(words);
+    }
+    return reinterpret_cast<C*>(scratch.data());
+}
+
 // One line's chunks scanned by several threads in a single pass over memory (a chained scan): each thread scans
 // a chunk on its own into a cache-resident buffer, waits for the op of all earlier chunks (published by the
 // previous chunk's thread), publishes its own, then stores base op buffer. Chunks are taken in order, so the
@@ -334,10 +347,10 @@ void scan_line_parallel(const Job<S, C>& job, MakeEngine&& make_engine, const ch
     std::atomic<std::ptrdiff_t> next{0};
     detail::parallel_for(threads, threads, [&](std::size_t) {
         auto engine = make_engine();
-        std::vector<C> local(static_cast<std::size_t>(chunks.size));
+        C* local = thread_scratch<C>(chunks.size);
         for (std::ptrdiff_t k = next.fetch_add(1); k < count; k = next.fetch_add(1)) {
             ScanState<C> st{job.kernels.neutral, job.kernels.neutral, false, k == 0};
-            engine.scan_local(in, local.data(), chunks.begin(k), chunks.length(k), st);
+            engine.scan_local(in, local, chunks.begin(k), chunks.length(k), st);
             const C* base = nullptr;
             if (k == 0) {
                 published[0] = st.local;
@@ -349,7 +362,7 @@ void scan_line_parallel(const Job<S, C>& job, MakeEngine&& make_engine, const ch
                 published[std::size_t(k)] = job.kernels.apply(*base, st.local);
             }
             ready[std::size_t(k)].store(true, std::memory_order_release);
-            engine.store_based(local.data(), out, chunks.begin(k), chunks.length(k), base);
+            engine.store_based(local, out, chunks.begin(k), chunks.length(k), base);
         }
     });
 }
