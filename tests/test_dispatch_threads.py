@@ -610,7 +610,7 @@ def test_concurrent_scans_while_thread_count_changes():
             ("private cumprod axis 1", lambda: simdscan.cumprod(private, axis=1, direction="decreasing")),
         ]
 
-    n_workers = 8
+    n_workers = 16
     simdscan.set_num_threads(1)
     privates = [scan_data(rng, (300, 2000), np.float64, "cumprod") for _ in range(n_workers)]
     expected = [[(name, job()) for name, job in jobs(p)] for p in privates]
