@@ -394,9 +394,10 @@ assert len(_ids) == len(set(_ids)), "duplicate case ids"
 
 
 def _params():
-    for c in HOSTILE:
-        marks = [pytest.mark.skip(reason=c.skip)] if c.skip else []
-        yield pytest.param(c, id=c.id, marks=marks)
+    return [
+        pytest.param(c, id=c.id, marks=[pytest.mark.skip(reason=c.skip)] if c.skip else [])
+        for c in HOSTILE
+    ]
 
 
 @pytest.mark.parametrize("case", _params())

@@ -1,17 +1,27 @@
-"""``python -m simdscan``: a short demonstration (``demo``, the default) or build facts (``info``)."""
+"""``python -m simdscan``: a short demonstration (``demo``, the default), build facts (``info``) or the
+benchmark table (``bench``).
+
+    python -m simdscan                 # = demo: DirectML's examples, computed now
+    python -m simdscan info            # version, xsimd the build used, ISA tiers, threads
+    python -m simdscan bench --quick   # the benchmark table (progress on stderr); bench --help: its flags
+"""
+
+from __future__ import annotations
 
 import argparse
+import sys
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
 import simdscan
-from simdscan import _core
+from simdscan import _bench, _core
 
 # DirectML's example tensor: sizes {1, 1, 3, 4}, FLOAT32.
 DML_INPUT = np.array([[2, 1, 3, 5], [3, 8, 7, 3], [9, 6, 2, 4]], dtype=np.float32).reshape(1, 1, 3, 4)
 
 # The eight examples of DirectML's reference pages: label, operator, keyword arguments.
-DML_EXAMPLES = (
+DML_EXAMPLES: tuple[tuple[str, Callable[..., np.ndarray[Any, Any]], dict[str, Any]], ...] = (
     ("sum  axis 3", simdscan.cumsum, {"axis": 3}),
     ("sum  axis 3 excl.", simdscan.cumsum, {"axis": 3, "exclusive": True}),
     ("sum  axis 3 decr.", simdscan.cumsum, {"axis": 3, "direction": "decreasing"}),
@@ -23,12 +33,34 @@ DML_EXAMPLES = (
 )
 
 
-def _rows(a):
-    """The (1, 1, 3, 4) tensor as DirectML's pages print it: [[2, 1, 3, 5], ...]."""
+def _rows(a: np.ndarray[Any, Any]) -> str:
+    """The (1, 1, 3, 4) tensor as DirectML's pages print it.
+
+    >>> _rows(DML_INPUT)
+    '[[2, 1, 3, 5], [3, 8, 7, 3], [9, 6, 2, 4]]'
+    >>> _rows(simdscan.cumsum(DML_INPUT, axis=3, direction="decreasing", exclusive=True))
+    '[[9, 8, 5, 0], [18, 10, 3, 0], [12, 6, 4, 0]]'
+    """
     return "[" + ", ".join("[" + ", ".join(f"{v:g}" for v in row) + "]" for row in a[0, 0]) + "]"
 
 
-def demo():
+def demo(args: Optional[argparse.Namespace] = None) -> int:
+    """Computes DirectML's eight examples now, and shows the float16 and int32 differences from NumPy.
+
+    >>> demo()  # doctest: +ELLIPSIS
+    simdscan ..., ISA ...
+    <BLANKLINE>
+    DirectML's examples, computed now (float32 in, sizes (1, 1, 3, 4)):
+      input              [[2, 1, 3, 5], [3, 8, 7, 3], [9, 6, 2, 4]]
+      sum  axis 3        [[2, 3, 6, 11], [3, 11, 18, 21], [9, 15, 17, 21]]   (float32)
+    ...
+      prod axis 2        [[2, 1, 3, 5], [6, 8, 21, 15], [54, 48, 42, 60]]   (float32)
+    ...
+      simdscan.cumsum  4096   (float32 running total, rounded once per output)
+      numpy.cumsum     2048   (float16 running total stalls at 2048)
+    ...
+    0
+    """
     print(f"simdscan {simdscan.__version__}, ISA {simdscan.isa()}")
     print(f"\nDirectML's examples, computed now ({DML_INPUT.dtype} in, sizes {DML_INPUT.shape}):")
     print(f"  {'input':<18} {_rows(DML_INPUT)}")
@@ -45,29 +77,66 @@ def demo():
     print("\nint32 keeps its dtype")
     print(f"  simdscan.cumsum  {simdscan.cumsum(ints).dtype}")
     print(f"  numpy.cumsum     {np.cumsum(ints).dtype}")
+    return 0
 
 
-def info():
+def info(args: Optional[argparse.Namespace] = None) -> int:
+    """Prints the version, the xsimd the extension was built with, the ISA tiers and the thread count.
+
+    >>> info()  # doctest: +ELLIPSIS
+    simdscan        0...
+    xsimd           ...
+    ISA             ...
+    supported ISAs  ...
+    threads         ...
+    0
+    """
     print(f"simdscan        {simdscan.__version__}")
     print(f"xsimd           {_core.xsimd_version}")
     print(f"ISA             {simdscan.isa()}")
     print(f"supported ISAs  {', '.join(simdscan.supported_isas())}")
-    get_num_threads = getattr(simdscan, "get_num_threads", None)
-    if get_num_threads is not None:
-        print(f"threads         {get_num_threads()}")
+    print(f"threads         {simdscan.get_num_threads()}")
+    return 0
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(
+def bench(args: argparse.Namespace) -> int:
+    """Runs the benchmark (simdscan._bench) with the parsed ``bench`` flags."""
+    return _bench.run(args)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line: ``demo`` (the default), ``info``, ``bench [flags]``."""
+    p = argparse.ArgumentParser(
         prog="python -m simdscan",
         description="Cumulative sum and product with DirectML semantics for NumPy arrays.",
     )
-    parser.set_defaults(run=demo)
-    commands = parser.add_subparsers(title="commands")
+    p.set_defaults(run=demo)
+    commands = p.add_subparsers(title="commands")
     commands.add_parser("demo", help="compute DirectML's examples live (the default)").set_defaults(run=demo)
     commands.add_parser("info", help="print the version, xsimd, ISA tiers and threads").set_defaults(run=info)
-    parser.parse_args(argv).run()
+    bench_parser = commands.add_parser(
+        "bench",
+        help="time simdscan against NumPy (and PyTorch) as multiples of a copy; a table on stdout",
+        description=(_bench.__doc__ or "").split("\n")[0]
+        + " Progress on stderr ([i/n] workload); the table on stdout.",
+    )
+    _bench.add_arguments(bench_parser)
+    bench_parser.set_defaults(run=bench)
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Runs ``python -m simdscan`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit status.
+
+    >>> main(["info"])  # doctest: +ELLIPSIS
+    simdscan        ...
+    threads         ...
+    0
+    """
+    args = parser().parse_args(argv)
+    status: int = args.run(args)
+    return status
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
