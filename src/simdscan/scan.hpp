@@ -40,8 +40,8 @@ struct CumulativeOperatorDesc {
     bool exclusive = false;  // HasExclusiveSum / HasExclusiveProduct
 };
 
-// Runs the operator. Throws std::invalid_argument for an inconsistent description and std::bad_alloc when its
-// buffers cannot be allocated; nothing is written before either is thrown.
+// Runs the operator. Throws std::invalid_argument for an inconsistent description (before writing anything) and
+// std::bad_alloc when a working buffer cannot be allocated.
 void execute(const CumulativeOperatorDesc& desc);
 
 std::size_t element_size(DataType t);
