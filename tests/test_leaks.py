@@ -280,7 +280,14 @@ def test_reference_counts_unchanged():
     calls(10_000)
     after = _refcounts(objs)
     n_objects_after = len(gc.get_objects())
-    changed = {n: (b, c) for n, b, c in zip(names, before, after) if b != c}
+    # None, True, False and small ints are shared by the whole interpreter, whose own caches move their counts by a
+    # few; a reference leaked or dropped by a call would move them by at least one per round (10,000 rounds).
+    shared = {"None", "True", "False", "0", "1", "-1"}
+    changed = {
+        n: (b, c)
+        for n, b, c in zip(names, before, after)
+        if (abs(c - b) >= 1_000 if n in shared else b != c)
+    }
     assert not changed, f"reference counts changed (before, after): {changed}"
     assert n_objects_after - n_objects <= 50, (
         f"the garbage collector tracks {n_objects_after - n_objects} more objects "
