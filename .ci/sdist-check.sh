@@ -15,7 +15,8 @@ cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PIP_PROGRESS_BAR=off
-unset SKBUILD_BUILD_DIR PIP_NO_INDEX PIP_FIND_LINKS PYTHONPATH SIMDSCAN_ISA
+# PIP_QUIET (set by .ci/run) would hide the build output read below.
+unset SKBUILD_BUILD_DIR PIP_NO_INDEX PIP_FIND_LINKS PIP_QUIET PYTHONPATH SIMDSCAN_ISA
 
 step() { printf '\n---- [sdist-check %3ds] %s\n' "$SECONDS" "$*"; }
 die() { printf '\nSDIST CHECK FAILED [%ds]: %s\n' "$SECONDS" "$*" >&2; exit 1; }
