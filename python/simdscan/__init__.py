@@ -164,6 +164,7 @@ def cumsum(
     exclusive: bool = False,
     dtype: Any = None,
     out: Optional[np.ndarray] = None,
+    compensated: bool = False,
 ) -> np.ndarray:
     """Cumulative sum along an axis, as DirectML's DML_CUMULATIVE_SUMMATION_OPERATOR_DESC.
 
@@ -200,6 +201,15 @@ def cumsum(
         Where to write the result: an ndarray of the result's shape and dtype, writable, with any strides.
         ``out=a`` scans in place, as DirectML allows; an ``out`` that partly overlaps ``a`` still gets the right
         answer. When the call raises, ``out`` is left untouched.
+    compensated : bool, default False
+        Beyond DirectML: accumulate floating and complex sums with Neumaier's compensation (the rounding error of
+        every addition is kept aside and added back), in the result dtype. Each output is then within
+        2*u*sum|x_j| of the exact total of its m terms (u: the dtype's unit roundoff, plus a negligible
+        O(m*u**2) term): its accuracy no longer degrades with the length of the axis, where the plain scan's
+        bound is m*u*sum|x_j|. Every layout, direction and mode is compensated and vectorized (complex sums run
+        scalar, as in the plain scan); float16 accumulates in compensated float32. Integer sums are exact
+        already: the flag changes nothing for them. Costs little out of cache (the scan is memory-bound) and up
+        to a few times the plain scan's time in cache (see the README's benchmark).
 
     Returns
     -------
@@ -291,8 +301,14 @@ def cumsum(
     >>> y
     array([[ 1,  3,  6],
            [ 4,  9, 15]], dtype=int32)
+
+    Compensated: float32 sums that do not drift with length:
+
+    >>> tenths = np.full(10**7, 0.1, dtype=np.float32)
+    >>> float(simdscan.cumsum(tenths)[-1]) == 1e6, float(simdscan.cumsum(tenths, compensated=True)[-1]) == 1e6
+    (False, True)
     """
-    return _core.cumsum(a, axis, direction, exclusive, dtype, out)
+    return _core.cumsum(a, axis, direction, exclusive, dtype, out, compensated)
 
 
 def cumprod(
@@ -309,6 +325,10 @@ def cumprod(
     Parameters, results and errors are those of :func:`cumsum` (``help(simdscan.cumsum)`` draws the four cases of
     ``direction`` and ``exclusive`` for both operators), with the product in place of the sum: an empty
     exclusive range gives the identity 1.
+
+    There is no ``compensated`` flag (passing one raises TypeError): a running product's relative error already
+    grows only as m*u with no cancellation to amplify it, so Neumaier's compensation, which recovers what
+    cancelling sums lose, has nothing to give it.
 
     See Also
     --------

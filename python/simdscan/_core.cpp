@@ -170,16 +170,22 @@ py::array new_like(const py::array& array, const py::dtype& dtype) {
     return py::array(dtype, shape, strides);
 }
 
-py::array cumulative(simdscan::CumulativeOperator op, const py::object& a, const py::object& axis,
-                     const py::object& direction, const py::object& exclusive, const py::object& dtype,
-                     const py::object& out) {
-    const bool reverse = parse_direction(direction);
-    const int exclusive_flag = PyObject_IsTrue(exclusive.ptr());
-    if (exclusive_flag < 0) {
+// Python truthiness, as `if x:` sees it (numpy.bool_ included).
+bool truth(const py::object& x) {
+    const int value = PyObject_IsTrue(x.ptr());
+    if (value < 0) {
         throw py::error_already_set();
     }
+    return value != 0;
+}
+
+py::array cumulative(simdscan::CumulativeOperator op, const py::object& a, const py::object& axis,
+                     const py::object& direction, const py::object& exclusive, bool compensated,
+                     const py::object& dtype, const py::object& out) {
+    const bool reverse = parse_direction(direction);
+    const bool exclusive_flag = truth(exclusive);
     // Subclasses (np.matrix, masked arrays) go through numpy.asarray, as numpy.cumsum's inputs do.
-    py::array array = a.get_type().is(objects->ndarray) ? py::reinterpret_borrow<py::array>(a)
+    py::array array = py::type::handle_of(a).is(objects->ndarray) ? py::reinterpret_borrow<py::array>(a)
                                                         : py::array(objects->asarray(a));
     const char input_kind = array.dtype().kind();
     if (input_kind != 'b') {
@@ -235,7 +241,8 @@ py::array cumulative(simdscan::CumulativeOperator op, const py::object& a, const
     desc.output = view_of(result, result.mutable_data());
     desc.axis = scan_axis;
     desc.direction = reverse ? simdscan::AxisDirection::decreasing : simdscan::AxisDirection::increasing;
-    desc.exclusive = exclusive_flag != 0;
+    desc.exclusive = exclusive_flag;
+    desc.compensated = compensated;
     if (array.size() >= gil_release_elements) {
         py::gil_scoped_release release;
         simdscan::execute(desc);
@@ -267,15 +274,17 @@ PYBIND11_MODULE(_core, m) {
     m.def(
         "cumsum",
         [](const py::object& a, const py::object& axis, const py::object& direction, const py::object& exclusive,
-           const py::object& dtype, const py::object& out) {
-            return cumulative(simdscan::CumulativeOperator::summation, a, axis, direction, exclusive, dtype, out);
+           const py::object& dtype, const py::object& out, const py::object& compensated) {
+            return cumulative(simdscan::CumulativeOperator::summation, a, axis, direction, exclusive,
+                              truth(compensated), dtype, out);
         },
-        py::arg("a"), py::arg("axis"), py::arg("direction"), py::arg("exclusive"), py::arg("dtype"), py::arg("out"));
+        py::arg("a"), py::arg("axis"), py::arg("direction"), py::arg("exclusive"), py::arg("dtype"), py::arg("out"),
+        py::arg("compensated"));
     m.def(
         "cumprod",
         [](const py::object& a, const py::object& axis, const py::object& direction, const py::object& exclusive,
            const py::object& dtype, const py::object& out) {
-            return cumulative(simdscan::CumulativeOperator::product, a, axis, direction, exclusive, dtype, out);
+            return cumulative(simdscan::CumulativeOperator::product, a, axis, direction, exclusive, false, dtype, out);
         },
         py::arg("a"), py::arg("axis"), py::arg("direction"), py::arg("exclusive"), py::arg("dtype"), py::arg("out"));
     m.def("isa", &simdscan::active_isa, "The active ISA tier.");

@@ -7,7 +7,13 @@ xsimd_version: str
 
 def _initialise(direction_type: type) -> None: ...
 def cumsum(
-    a: Any, axis: Optional[int], direction: Any, exclusive: Any, dtype: Any, out: Optional[np.ndarray]
+    a: Any,
+    axis: Optional[int],
+    direction: Any,
+    exclusive: Any,
+    dtype: Any,
+    out: Optional[np.ndarray],
+    compensated: Any,
 ) -> np.ndarray: ...
 def cumprod(
     a: Any, axis: Optional[int], direction: Any, exclusive: Any, dtype: Any, out: Optional[np.ndarray]

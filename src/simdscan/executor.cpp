@@ -148,10 +148,10 @@ void parallel_ranges(std::ptrdiff_t total, std::size_t threads, Body&& body) {
     });
 }
 
-template <class S, class C>
+template <class S, class C, class State>
 struct Job {
     const Plan& plan;
-    const TypedKernels<C>& kernels;
+    const TypedKernels<C, State>& kernels;
     bool exclusive;
     bool in_swapped;
     bool out_swapped;
@@ -186,12 +186,12 @@ struct Chunks {
 
 // Moves up to `block` elements between the arrays and a compute-type buffer: gathers from any byte step,
 // byte-swaps, converts float16, and scatters back. Packed native runs are read in place.
-template <class S, class C>
+template <class S, class C, class State>
 class Staging {
 public:
     static constexpr std::ptrdiff_t block = std::min<std::ptrdiff_t>(1024, detail::chunk_elements<C>());
 
-    explicit Staging(const Job<S, C>& job) : job_(job), raw_(block), values_(block) {}
+    explicit Staging(const Job<S, C, State>& job) : job_(job), raw_(block), values_(block) {}
 
     C* values() { return values_.data(); }
 
@@ -249,19 +249,19 @@ private:
         return step == std::ptrdiff_t(sizeof(S)) && reinterpret_cast<std::uintptr_t>(p) % alignof(S) == 0;
     }
 
-    const Job<S, C>& job_;
+    const Job<S, C, State>& job_;
     std::vector<S> raw_;     // stored-type elements: gathered, byte-swapped or converted
     std::vector<C> values_;  // compute-type values
 };
 
 // Buffered path engine: blocks of a line, in scan order, go through Staging and are scanned in its buffer.
-template <class S, class C>
+template <class S, class C, class State>
 class LineBuffers {
 public:
-    explicit LineBuffers(const Job<S, C>& job) : job_(job), staging_(job) {}
+    explicit LineBuffers(const Job<S, C, State>& job) : job_(job), staging_(job) {}
 
     // Scans scan positions [begin, begin + length) of the line at in/out with state st.
-    void scan(const char* in, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
+    void scan(const char* in, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<State>& st) {
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
             job_.kernels.scan[0](load(in, begin + done, count), staging_.values(), count, st, job_.exclusive);
@@ -271,14 +271,14 @@ public:
 
     // The two halves of scan() for a chunk scanned before its base is known: the chunk on its own into `local`
     // (scan order), then base op local stored to the output.
-    void scan_local(const char* in, C* local, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
+    void scan_local(const char* in, C* local, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<State>& st) {
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
             job_.kernels.scan[0](load(in, begin + done, count), local + done, count, st, job_.exclusive);
         }
     }
 
-    void store_based(const C* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, const C* base) {
+    void store_based(const C* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, const State* base) {
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
             if (base != nullptr) {
@@ -291,7 +291,7 @@ public:
     }
 
 private:
-    static constexpr std::ptrdiff_t block = Staging<S, C>::block;
+    static constexpr std::ptrdiff_t block = Staging<S, C, State>::block;
 
     const C* load(const char* in, std::ptrdiff_t begin, std::ptrdiff_t count) {
         return staging_.load(in + begin * job_.plan.in_step, job_.plan.in_step, count);
@@ -300,17 +300,17 @@ private:
         staging_.store(staging_.values(), out + begin * job_.plan.out_step, job_.plan.out_step, count);
     }
 
-    const Job<S, C>& job_;
-    Staging<S, C> staging_;
+    const Job<S, C, State>& job_;
+    Staging<S, C, State> staging_;
 };
 
 // The per-line engines share the chunk logic: scan a line sequentially, or split one line's chunks over threads.
-template <class S, class C, class Engine>
-void scan_line_chunked(const Job<S, C>& job, Engine& engine, const char* in, char* out) {
+template <class S, class C, class State, class Engine>
+void scan_line_chunked(const Job<S, C, State>& job, Engine& engine, const char* in, char* out) {
     const Chunks chunks{job.plan.n, detail::chunk_elements<C>()};
-    ScanState<C> st{job.kernels.neutral, job.kernels.neutral, false, true};
+    ScanState<State> st{job.kernels.neutral, job.kernels.neutral, false, true};
     for (std::ptrdiff_t k = 0; k < chunks.count(); ++k) {
-        const C base_before = st.base;
+        const State base_before = st.base;
         st.local = job.kernels.neutral;
         engine.scan(in, out, chunks.begin(k), chunks.length(k), st);
         st.base = st.has_base ? job.kernels.apply(base_before, st.local) : st.local;
@@ -334,12 +334,12 @@ C* thread_scratch(std::ptrdiff_t n) {
 // a chunk on its own into a cache-resident buffer, waits for the op of all earlier chunks (published by the
 // previous chunk's thread), publishes its own, then stores base op buffer. Chunks are taken in order, so the
 // oldest unpublished chunk always belongs to a running thread and the chain never deadlocks.
-template <class S, class C, class MakeEngine>
-void scan_line_parallel(const Job<S, C>& job, MakeEngine&& make_engine, const char* in, char* out,
+template <class S, class C, class State, class MakeEngine>
+void scan_line_parallel(const Job<S, C, State>& job, MakeEngine&& make_engine, const char* in, char* out,
                         std::size_t threads) {
     const Chunks chunks{job.plan.n, detail::chunk_elements<C>()};
     const std::ptrdiff_t count = chunks.count();
-    std::vector<C> published(static_cast<std::size_t>(count));  // published[k]: the op of chunks 0..k
+    std::vector<State> published(static_cast<std::size_t>(count));  // published[k]: the op of chunks 0..k
     std::unique_ptr<std::atomic<bool>[]> ready(new std::atomic<bool>[std::size_t(count)]);
     for (std::ptrdiff_t k = 0; k < count; ++k) {
         ready[std::size_t(k)].store(false, std::memory_order_relaxed);
@@ -349,9 +349,9 @@ void scan_line_parallel(const Job<S, C>& job, MakeEngine&& make_engine, const ch
         auto engine = make_engine();
         C* local = thread_scratch<C>(chunks.size);
         for (std::ptrdiff_t k = next.fetch_add(1); k < count; k = next.fetch_add(1)) {
-            ScanState<C> st{job.kernels.neutral, job.kernels.neutral, false, k == 0};
+            ScanState<State> st{job.kernels.neutral, job.kernels.neutral, false, k == 0};
             engine.scan_local(in, local, chunks.begin(k), chunks.length(k), st);
-            const C* base = nullptr;
+            const State* base = nullptr;
             if (k == 0) {
                 published[0] = st.local;
             } else {
@@ -368,26 +368,26 @@ void scan_line_parallel(const Job<S, C>& job, MakeEngine&& make_engine, const ch
 }
 
 // Direct path engine: the kernels run on the arrays, in scan order given by the sign of the step.
-template <class S, class C>
+template <class S, class C, class State>
 struct DirectEngine {
-    const Job<S, C>& job;
+    const Job<S, C, State>& job;
 
     // The memory order of scan positions [begin, begin + length) starts at scan position `first`.
     std::ptrdiff_t first(std::ptrdiff_t begin, std::ptrdiff_t length) const {
         return job.plan.in_step < 0 ? begin + length - 1 : begin;
     }
-    void scan(const char* in, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
+    void scan(const char* in, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<State>& st) {
         const std::ptrdiff_t at = first(begin, length);
         job.kernels.scan[job.plan.in_step < 0](reinterpret_cast<const C*>(in + at * job.plan.in_step),
                                                reinterpret_cast<C*>(out + at * job.plan.out_step), length, st,
                                                job.exclusive);
     }
-    void scan_local(const char* in, C* local, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
+    void scan_local(const char* in, C* local, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<State>& st) {
         const std::ptrdiff_t at = first(begin, length);
         job.kernels.scan[job.plan.in_step < 0](reinterpret_cast<const C*>(in + at * job.plan.in_step), local,
                                                length, st, job.exclusive);
     }
-    void store_based(const C* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, const C* base) {
+    void store_based(const C* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, const State* base) {
         C* to = reinterpret_cast<C*>(out + first(begin, length) * job.plan.out_step);
         if (base != nullptr) {
             job.kernels.rebase(local, to, length, *base);
@@ -398,8 +398,8 @@ struct DirectEngine {
 };
 
 // Runs a per-line engine over every line: lines in parallel when there are enough, else each line's chunks.
-template <class S, class C, class MakeEngine>
-void run_lines(const Job<S, C>& job, MakeEngine&& make_engine) {
+template <class S, class C, class State, class MakeEngine>
+void run_lines(const Job<S, C, State>& job, MakeEngine&& make_engine) {
     const Plan& plan = job.plan;
     const std::size_t threads = threads_for(plan.lines * plan.n * std::ptrdiff_t(sizeof(S)));
     const bool split_lines = plan.n > detail::chunk_elements<C>() && std::ptrdiff_t(threads) > plan.lines;
@@ -427,11 +427,11 @@ void run_lines(const Job<S, C>& job, MakeEngine&& make_engine) {
     });
 }
 
-template <class S, class C>
-void run_direct(const Job<S, C>& job) {
+template <class S, class C, class State>
+void run_direct(const Job<S, C, State>& job) {
     const Plan& plan = job.plan;
     if (plan.n > detail::chunk_elements<C>()) {
-        run_lines(job, [&] { return DirectEngine<S, C>{job}; });
+        run_lines(job, [&] { return DirectEngine<S, C, State>{job}; });
         return;
     }
     // Short lines: whole runs of rows per kernel call.
@@ -450,8 +450,9 @@ void run_direct(const Job<S, C>& job) {
 }
 
 // Scans rows [0, n) of one tile, `width` contiguous elements wide, in NumPy's order: out[r] = out[r-1] op in[r].
-template <class S, class C>
-void scan_outer_tile(const Job<S, C>& job, const C* in, C* out, std::ptrdiff_t width, std::vector<C>& carry) {
+// Only where the state is the value and the previous output row is still intact (not in place and exclusive).
+template <class S, class C, class State>
+void scan_outer_tile(const Job<S, C, State>& job, const C* in, C* out, std::ptrdiff_t width) {
     const Plan& plan = job.plan;
     const auto row_in = [&](std::ptrdiff_t r) {
         return reinterpret_cast<const C*>(reinterpret_cast<const char*>(in) + r * plan.in_step);
@@ -465,51 +466,47 @@ void scan_outer_tile(const Job<S, C>& job, const C* in, C* out, std::ptrdiff_t w
         for (std::ptrdiff_t r = 1; r < plan.n; ++r) {
             job.kernels.combine(row_out(r - 1), row_in(r), row_out(r), width);
         }
-    } else if (out != in) {
+    } else {
         // Row 1 copies row 0 rather than adding it to the identity: identity + -0.0 would lose the sign.
         std::fill(out, out + width, job.kernels.identity);
         std::memcpy(row_out(1), in, bytes);
         for (std::ptrdiff_t r = 2; r < plan.n; ++r) {
             job.kernels.combine(row_out(r - 1), row_in(r - 1), row_out(r), width);
         }
-    } else {
-        // In place, each input row is overwritten before the next output needs it: keep the running row aside.
-        std::memcpy(carry.data(), in, bytes);
-        std::fill(out, out + width, job.kernels.identity);
-        for (std::ptrdiff_t r = 1; r < plan.n; ++r) {
-            job.kernels.exchange(row_in(r), carry.data(), row_out(r), width);
-        }
     }
 }
 
-// Scans rows [0, n) of one tile through Staging (float16, byte-swapped, strided or misaligned rows): each row is
-// loaded in compute type and combined into a carry row, in NumPy's order, then stored.
-template <class S, class C>
-void scan_outer_tile_buffered(const Job<S, C>& job, Staging<S, C>& staging, std::vector<C>& carry, const char* in,
-                              char* out, std::ptrdiff_t width, const Dim& inner) {
-    const Plan& plan = job.plan;
-    const C* row = staging.load(in, inner.in_stride, width);
-    std::copy(row, row + width, carry.begin());
-    if (job.exclusive) {
-        std::fill(staging.values(), staging.values() + width, job.kernels.identity);
-        staging.store(staging.values(), out, inner.out_stride, width);
-    } else {
-        staging.store(carry.data(), out, inner.out_stride, width);
-    }
-    for (std::ptrdiff_t r = 1; r < plan.n; ++r) {
-        row = staging.load(in + r * plan.in_step, inner.in_stride, width);
-        if (job.exclusive) {
-            job.kernels.exchange(row, carry.data(), staging.values(), width);
-            staging.store(staging.values(), out + r * plan.out_step, inner.out_stride, width);
-        } else {
-            job.kernels.combine(carry.data(), row, carry.data(), width);
-            staging.store(carry.data(), out + r * plan.out_step, inner.out_stride, width);
+// Sets every state of a carry buffer (the layout of TypedKernels::advance) to `state`.
+template <class C>
+void fill_states(C* carry, std::ptrdiff_t w, const C& state) {
+    std::fill_n(carry, w, state);
+}
+template <class C>
+void fill_states(C* carry, std::ptrdiff_t w, const detail::Compensated<C>& state) {
+    std::fill_n(carry, w, state.sum);
+    std::fill_n(carry + w, w, state.error);
+}
+
+// Scans rows [0, n) of one tile with the running states kept in `carry`: row r is read from load(r) in compute
+// type, advanced into target(r) (which may be the row read) and handed to store(r, values).
+template <class S, class C, class State, class Load, class Target, class Store>
+void scan_outer_tile_carried(const Job<S, C, State>& job, std::vector<C>& carry, std::ptrdiff_t width, Load&& load,
+                             Target&& target, Store&& store) {
+    fill_states(carry.data(), width, job.kernels.neutral);
+    for (std::ptrdiff_t r = 0; r < job.plan.n; ++r) {
+        const C* row = load(r);
+        C* values = target(r);
+        job.kernels.advance[job.exclusive](row, carry.data(), values, width);
+        if (job.exclusive && r == 0) {
+            // The empty range's value is the identity (+0.0 for sums), not the internal neutral -0.0.
+            std::fill(values, values + width, job.kernels.identity);
         }
+        store(r, values);
     }
 }
 
-template <class S, class C>
-void run_outer(const Job<S, C>& job, bool buffered) {
+template <class S, class C, class State>
+void run_outer(const Job<S, C, State>& job, bool buffered) {
     const Plan& plan = job.plan;
     const Dim inner = plan.others.back();
     const std::vector<Dim> rest(plan.others.begin(), plan.others.end() - 1);
@@ -517,17 +514,18 @@ void run_outer(const Job<S, C>& job, bool buffered) {
     const std::size_t threads = threads_for(plan.lines * plan.n * std::ptrdiff_t(sizeof(S)));
     // Wide tiles: the previous output row of a tile stays in L1/L2 while the tile's rows stream through. With
     // fewer slabs than threads, rows are split into one slab per thread, each at least a few cache lines wide.
-    const std::ptrdiff_t widest = buffered ? Staging<S, C>::block : 32 * 1024 / std::ptrdiff_t(sizeof(C));
+    const std::ptrdiff_t widest = buffered ? Staging<S, C, State>::block : 32 * 1024 / std::ptrdiff_t(sizeof(C));
     const std::ptrdiff_t narrowest = 256 / std::ptrdiff_t(sizeof(C));
     const std::ptrdiff_t slabs_per_row = (std::ptrdiff_t(threads) + rest_lines - 1) / rest_lines;
     const std::ptrdiff_t tile = std::min({inner.size, widest,
                                           std::max(narrowest, (inner.size + slabs_per_row - 1) / slabs_per_row)});
     const std::ptrdiff_t tiles = (inner.size + tile - 1) / tile;
-    // The direct tiles read the previous output row; a carry row is needed in place and exclusive, or buffered.
-    const bool keeps_carry = buffered || (plan.in == plan.out && job.exclusive);
+    // The output rows are the running rows unless they hold rounded states, are buffered, or are overwritten
+    // in place before an exclusive scan has read them.
+    const bool carried = !std::is_same<C, State>::value || buffered || (plan.in == plan.out && job.exclusive);
     parallel_ranges(rest_lines * tiles, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-        std::vector<C> carry(keeps_carry ? static_cast<std::size_t>(tile) : 0);
-        std::unique_ptr<Staging<S, C>> staging(buffered ? new Staging<S, C>(job) : nullptr);
+        std::vector<C> carry(carried ? static_cast<std::size_t>(tile * TypedKernels<C, State>::state_rows) : 0);
+        std::unique_ptr<Staging<S, C, State>> staging(buffered ? new Staging<S, C, State>(job) : nullptr);
         for (std::ptrdiff_t item = begin; item < end; ++item) {
             const std::ptrdiff_t t = item % tiles;
             const std::ptrdiff_t width = std::min(tile, inner.size - t * tile);
@@ -535,11 +533,25 @@ void run_outer(const Job<S, C>& job, bool buffered) {
                          [&](std::ptrdiff_t in_offset, std::ptrdiff_t out_offset, std::ptrdiff_t) {
                              const char* in = plan.in + in_offset + t * tile * inner.in_stride;
                              char* out = plan.out + out_offset + t * tile * inner.out_stride;
+                             const auto row_in = [&](std::ptrdiff_t r) { return in + r * plan.in_step; };
+                             const auto row_out = [&](std::ptrdiff_t r) { return out + r * plan.out_step; };
                              if (buffered) {
-                                 scan_outer_tile_buffered(job, *staging, carry, in, out, width, inner);
+                                 scan_outer_tile_carried(
+                                     job, carry, width,
+                                     [&](std::ptrdiff_t r) { return staging->load(row_in(r), inner.in_stride, width); },
+                                     [&](std::ptrdiff_t) { return staging->values(); },
+                                     [&](std::ptrdiff_t r, const C* values) {
+                                         staging->store(values, row_out(r), inner.out_stride, width);
+                                     });
+                             } else if (carried) {
+                                 scan_outer_tile_carried(
+                                     job, carry, width,
+                                     [&](std::ptrdiff_t r) { return reinterpret_cast<const C*>(row_in(r)); },
+                                     [&](std::ptrdiff_t r) { return reinterpret_cast<C*>(row_out(r)); },
+                                     [](std::ptrdiff_t, const C*) {});
                              } else {
                                  scan_outer_tile(job, reinterpret_cast<const C*>(in), reinterpret_cast<C*>(out),
-                                                 width, carry);
+                                                 width);
                              }
                          });
         }
@@ -550,17 +562,10 @@ bool aligned_to(const void* p, std::size_t alignment) {
     return reinterpret_cast<std::uintptr_t>(p) % alignment == 0;
 }
 
-template <class S, class C>
-void run_typed(const CumulativeOperatorDesc& desc, const Plan& plan) {
-    const detail::KernelTable& table = detail::active_kernels();
-    const bool sum = desc.op == CumulativeOperator::summation;
-    const auto& set = sum ? table.summation : table.product;
-    const Job<S, C> job{plan,
-                        set.template get<C>(),
-                        desc.exclusive,
-                        desc.input.byte_swapped,
-                        desc.output.byte_swapped,
-                        table};
+template <class S, class C, class State>
+void run_typed(const CumulativeOperatorDesc& desc, const Plan& plan, const TypedKernels<C, State>& kernels) {
+    const Job<S, C, State> job{plan, kernels, desc.exclusive, desc.input.byte_swapped, desc.output.byte_swapped,
+                               detail::active_kernels()};
 
     // Whether kernels may read and write the arrays themselves: stored as computed, native order, aligned.
     bool kernels_on_arrays = std::is_same<S, C>::value && !job.in_swapped && !job.out_swapped &&
@@ -582,7 +587,24 @@ void run_typed(const CumulativeOperatorDesc& desc, const Plan& plan) {
         const Dim& inner = plan.others.back();
         run_outer(job, !(kernels_on_arrays && inner.in_stride == size && inner.out_stride == size));
     } else {
-        run_lines(job, [&] { return LineBuffers<S, C>(job); });
+        run_lines(job, [&] { return LineBuffers<S, C, State>(job); });
+    }
+}
+
+// The op as the kernels compute it, states being values. Integer sums are exact: compensation changes nothing.
+template <class S, class C>
+void run_plain(const CumulativeOperatorDesc& desc, const Plan& plan) {
+    const detail::KernelTable& table = detail::active_kernels();
+    const auto& set = desc.op == CumulativeOperator::summation ? table.summation : table.product;
+    run_typed<S>(desc, plan, set.template get<C>());
+}
+
+template <class S, class C>
+void run_floating(const CumulativeOperatorDesc& desc, const Plan& plan) {
+    if (desc.compensated) {
+        run_typed<S>(desc, plan, detail::active_kernels().compensated_summation.template get<C>());
+    } else {
+        run_plain<S, C>(desc, plan);
     }
 }
 
@@ -619,6 +641,9 @@ void validate(const CumulativeOperatorDesc& desc) {
     }
     if (in.data_type != out.data_type) {
         throw std::invalid_argument("output data type differs from input data type");
+    }
+    if (desc.compensated && desc.op != CumulativeOperator::summation) {
+        throw std::invalid_argument("compensation applies to summation only");
     }
     if (desc.axis >= in.sizes.size()) {
         throw std::invalid_argument("axis out of range");
@@ -663,19 +688,19 @@ void execute(const CumulativeOperatorDesc& desc) {
     }
     const Plan plan = make_plan(desc);
     switch (desc.input.data_type) {
-        case DataType::float16: return run_typed<std::uint16_t, float>(desc, plan);
-        case DataType::float32: return run_typed<float, float>(desc, plan);
-        case DataType::float64: return run_typed<double, double>(desc, plan);
-        case DataType::complex64: return run_typed<std::complex<float>, std::complex<float>>(desc, plan);
-        case DataType::complex128: return run_typed<std::complex<double>, std::complex<double>>(desc, plan);
+        case DataType::float16: return run_floating<std::uint16_t, float>(desc, plan);
+        case DataType::float32: return run_floating<float, float>(desc, plan);
+        case DataType::float64: return run_floating<double, double>(desc, plan);
+        case DataType::complex64: return run_floating<std::complex<float>, std::complex<float>>(desc, plan);
+        case DataType::complex128: return run_floating<std::complex<double>, std::complex<double>>(desc, plan);
         case DataType::int8:
-        case DataType::uint8: return run_typed<std::uint8_t, std::uint8_t>(desc, plan);
+        case DataType::uint8: return run_plain<std::uint8_t, std::uint8_t>(desc, plan);
         case DataType::int16:
-        case DataType::uint16: return run_typed<std::uint16_t, std::uint16_t>(desc, plan);
+        case DataType::uint16: return run_plain<std::uint16_t, std::uint16_t>(desc, plan);
         case DataType::int32:
-        case DataType::uint32: return run_typed<std::uint32_t, std::uint32_t>(desc, plan);
+        case DataType::uint32: return run_plain<std::uint32_t, std::uint32_t>(desc, plan);
         case DataType::int64:
-        case DataType::uint64: return run_typed<std::uint64_t, std::uint64_t>(desc, plan);
+        case DataType::uint64: return run_plain<std::uint64_t, std::uint64_t>(desc, plan);
     }
 }
 

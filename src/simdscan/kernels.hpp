@@ -8,58 +8,80 @@
 namespace simdscan {
 namespace detail {
 
+// A running sum with the rounding error its additions dropped (Neumaier's compensation): sum + error is the exact
+// running sum up to O(n u^2). T is an element type or an xsimd batch of them.
+template <class T>
+struct Compensated {
+    T sum;
+    T error;
+};
+
+// The state a scan carries for elements of type T: the value itself, or a value with its compensation.
+template <class T>
+using Plain = T;
+
 // Resumable state of one line's scan. A line longer than a chunk is scanned chunk by chunk: every output of chunk k
 // is base op (local prefix within the chunk), base being the op of all earlier chunks' totals. The arithmetic then
 // depends only on the chunk size, never on how many threads computed the bases.
-template <class T>
+template <class State>
 struct ScanState {
-    T base;              // op of the earlier chunks' totals; unused while !has_base
-    T local;             // running total within the current chunk, from the op's neutral element
+    State base;          // op of the earlier chunks' totals; unused while !has_base
+    State local;         // running total within the current chunk, from the op's neutral element
     bool has_base;       // false in the first chunk
     bool at_line_start;  // the next element scanned is the line's first: exclusive writes the identity there
 };
 
-template <class T>
+// Kernels for elements of type T whose running values are of type State (T, or Compensated<T>).
+template <class T, class State>
 struct TypedKernels {
     // Scans n contiguous elements (in increasing order, or decreasing for the reverse variant, from the end of the
     // range). out may equal in. Updates st.
-    using scan_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, ScanState<T>& st, bool exclusive);
+    using scan_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive);
     // out = base op in, elementwise: puts an earlier chunks' total in front of a chunk scanned on its own.
-    using rebase_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, T base);
+    using rebase_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, State base);
     // Scans `rows` whole lines of n contiguous elements (n within one chunk); rows are byte strides apart.
     using rows_fn = void (*)(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows, std::ptrdiff_t in_stride,
                              std::ptrdiff_t out_stride, bool exclusive);
-    // One step of a scan along an outer axis, elementwise over w contiguous elements: out = a op b.
+    // One step of a scan along an outer axis, elementwise over w contiguous elements: out = a op b. Only where the
+    // state is the value itself (null otherwise): the previous output row is then the running row.
     using combine_fn = void (*)(const T* a, const T* b, T* out, std::ptrdiff_t w);
-    // The in-place exclusive step: out = carry, then carry = carry op in. out may equal in.
-    using exchange_fn = void (*)(const T* in, T* carry, T* out, std::ptrdiff_t w);
+    // One step of a scan along an outer axis with the running states kept aside in `carry` (state_rows rows of w
+    // elements): carry = carry op in, and out = the value before (exclusive) or after. out may equal in.
+    using advance_fn = void (*)(const T* in, T* carry, T* out, std::ptrdiff_t w);
 
-    // The op on two values, as the kernels compute it; combines chunk totals.
-    using apply_fn = T (*)(T a, T b);
+    // The op on two states, as the kernels compute it; combines chunk totals.
+    using apply_fn = State (*)(State a, State b);
+
+    // How many rows of T one row of states takes in a carry buffer.
+    static constexpr std::ptrdiff_t state_rows = std::ptrdiff_t(sizeof(State) / sizeof(T));
 
     scan_fn scan[2];  // [reverse]
     rebase_fn rebase;
-    rows_fn rows[2];
+    rows_fn rows[2];  // [reverse]
     combine_fn combine;
-    exchange_fn exchange;
+    advance_fn advance[2];  // [exclusive]
     apply_fn apply;
-    T neutral;   // x op neutral == x bit for bit (-0.0 for float sums)
-    T identity;  // the value of an empty range (+0.0 for float sums)
+    State neutral;  // x op neutral == x bit for bit (-0.0 for float sums)
+    T identity;     // the value of an empty range (+0.0 for float sums)
 };
 
-template <class... Ts>
-struct TypedKernelSet : TypedKernels<Ts>... {
+template <template <class> class StateOf, class... Ts>
+struct TypedKernelSet : TypedKernels<Ts, StateOf<Ts>>... {
     template <class T>
-    const TypedKernels<T>& get() const { return *this; }
+    const TypedKernels<T, StateOf<T>>& get() const { return *this; }
 };
 
 // Signed integers scan as their unsigned twins: the same bits, and wrap-around is defined.
-using OpKernels = TypedKernelSet<std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, float, double,
+using OpKernels = TypedKernelSet<Plain, std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, float, double,
                                  std::complex<float>, std::complex<double>>;
+// Integer sums are exact: only floating types have a compensated variant.
+using CompensatedKernels =
+    TypedKernelSet<Compensated, float, double, std::complex<float>, std::complex<double>>;
 
 struct KernelTable {
     OpKernels summation;
     OpKernels product;
+    CompensatedKernels compensated_summation;
     void (*half_to_float)(const std::uint16_t* in, float* out, std::ptrdiff_t n);
     void (*float_to_half)(const float* in, std::uint16_t* out, std::ptrdiff_t n);
 };

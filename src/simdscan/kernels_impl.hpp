@@ -2,6 +2,7 @@
 // compiled with its own ISA flags.
 #pragma once
 
+#include <cmath>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -17,26 +18,43 @@ namespace simdscan {
 namespace detail {
 namespace SIMDSCAN_TIER {
 
-struct Summation {
+// An op is the arithmetic of one scan: apply on states (scalars or batches), neutral and identity, and the
+// conversions between elements and states (lift) and back (lower).
+// Ops whose state is the element itself.
+struct ExactState {
+    template <class V>
+    static V lift(const V& x) { return x; }
+    template <class V>
+    static V lower(const V& state) { return state; }
+};
+
+template <class T>
+constexpr T summation_neutral() {
+    // -0.0, not +0.0: -0.0 + x == x for every x, so a prefix of -0.0 stays -0.0.
+    if constexpr (std::is_floating_point<T>::value) {
+        return T(-0.0);
+    } else if constexpr (std::is_integral<T>::value) {
+        return T(0);
+    } else {
+        using R = typename T::value_type;
+        return T(R(-0.0), R(-0.0));
+    }
+}
+
+struct Summation : ExactState {
+    template <class T>
+    using state = T;
     template <class V>
     static V apply(const V& a, const V& b) { return a + b; }
-    // -0.0, not +0.0: -0.0 + x == x for every x, so a prefix of -0.0 stays -0.0.
     template <class T>
-    static T neutral() {
-        if constexpr (std::is_floating_point<T>::value) {
-            return T(-0.0);
-        } else if constexpr (std::is_integral<T>::value) {
-            return T(0);
-        } else {
-            using R = typename T::value_type;
-            return T(R(-0.0), R(-0.0));
-        }
-    }
+    static T neutral() { return summation_neutral<T>(); }
     template <class T>
     static T identity() { return T(0); }
 };
 
-struct Product {
+struct Product : ExactState {
+    template <class T>
+    using state = T;
     template <class V>
     static V apply(const V& a, const V& b) { return a * b; }
     // The textbook formula, as NumPy computes it (std::complex's operator* adds C99 Annex G recovery).
@@ -50,16 +68,132 @@ struct Product {
     static T identity() { return T(1); }
 };
 
+// sum + error rounded once. An error of zero keeps the sum's sign of zero (-0.0 + +0.0 would be +0.0); a NaN error
+// comes only from an infinite or NaN sum, which is the result.
+template <class R>
+R round_compensated(R sum, R error) {
+    return std::abs(error) > R(0) ? sum + error : sum;
+}
+template <class R>
+std::complex<R> round_compensated(std::complex<R> sum, std::complex<R> error) {
+    return {round_compensated(sum.real(), error.real()), round_compensated(sum.imag(), error.imag())};
+}
+template <class T, class A>
+xsimd::batch<T, A> round_compensated(const xsimd::batch<T, A>& sum, const xsimd::batch<T, A>& error) {
+    return xsimd::select(xsimd::abs(error) > xsimd::batch<T, A>(T(0)), sum + error, sum);
+}
+
+template <class T>
+T zero_like(const T&) { return T(0); }
+template <class T, class A>
+xsimd::batch<T, A> zero_like(const xsimd::batch<T, A>&) { return xsimd::batch<T, A>(T(0)); }
+
+// Summation with Neumaier's compensation: every addition's rounding error, found exactly by Knuth's TwoSum (no
+// assumption on the operands' magnitudes, as in-register scan steps add in any order), is summed aside.
+struct CompensatedSummation {
+    template <class T>
+    using state = Compensated<T>;
+    template <class V>
+    static Compensated<V> apply(const Compensated<V>& a, const Compensated<V>& b) {
+        const V sum = a.sum + b.sum;
+        const V b_rounded = sum - a.sum;
+        const V dropped = (a.sum - (sum - b_rounded)) + (b.sum - b_rounded);
+        return {sum, (a.error + b.error) + dropped};
+    }
+    template <class V>
+    static Compensated<V> lift(const V& x) { return {x, zero_like(x)}; }
+    template <class V>
+    static V lower(const Compensated<V>& state) { return round_compensated(state.sum, state.error); }
+    template <class T>
+    static Compensated<T> neutral() { return {summation_neutral<T>(), summation_neutral<T>()}; }
+    template <class T>
+    static T identity() { return T(0); }
+};
+
+// Lane moves and selections on vector states: a compensated state moves its sum and error alike.
+template <class A, bool Reverse, std::size_t K, class T>
+xsimd::batch<T, A> shifted(const xsimd::batch<T, A>& x, const xsimd::batch<T, A>& fill) {
+    return Reverse ? lane_moves<A>::template down<K>(x, fill) : lane_moves<A>::template up<K>(x, fill);
+}
+template <class A, bool Reverse, std::size_t K, class B>
+Compensated<B> shifted(const Compensated<B>& x, const Compensated<B>& fill) {
+    return {shifted<A, Reverse, K>(x.sum, fill.sum), shifted<A, Reverse, K>(x.error, fill.error)};
+}
+
+// The lane holding the total (last in scan order) broadcast to all lanes.
+template <class A, bool Reverse, class T>
+xsimd::batch<T, A> broadcast_total(const xsimd::batch<T, A>& x) {
+    return Reverse ? lane_moves<A>::broadcast_first(x) : lane_moves<A>::broadcast_last(x);
+}
+template <class A, bool Reverse, class B>
+Compensated<B> broadcast_total(const Compensated<B>& x) {
+    return {broadcast_total<A, Reverse>(x.sum), broadcast_total<A, Reverse>(x.error)};
+}
+
+template <class T, class A>
+xsimd::batch<T, A> choose(const xsimd::batch_bool<T, A>& mask, const xsimd::batch<T, A>& a,
+                          const xsimd::batch<T, A>& b) {
+    return xsimd::select(mask, a, b);
+}
+template <class M, class B>
+Compensated<B> choose(const M& mask, const Compensated<B>& a, const Compensated<B>& b) {
+    return {choose(mask, a.sum, b.sum), choose(mask, a.error, b.error)};
+}
+
+// A scalar state in every lane, and lane 0 of a vector state.
+template <class B>
+B splat(const typename B::value_type& x) { return B(x); }
+template <class B>
+Compensated<B> splat(const Compensated<typename B::value_type>& x) { return {B(x.sum), B(x.error)}; }
+
+template <class T, class A>
+T first_lane(const xsimd::batch<T, A>& x) {
+    alignas(A::alignment()) T lanes[xsimd::batch<T, A>::size];
+    x.store_aligned(lanes);
+    return lanes[0];
+}
+template <class B>
+Compensated<typename B::value_type> first_lane(const Compensated<B>& x) {
+    return {first_lane(x.sum), first_lane(x.error)};
+}
+
+// States kept in a carry buffer of state_rows rows of w elements: row 0 the values (or sums), row 1 the errors.
+template <class V, class T>
+void load_state(V& state, const T* carry, std::ptrdiff_t, std::ptrdiff_t j) {
+    if constexpr (std::is_same<V, T>::value) {
+        state = carry[j];
+    } else {
+        state = V::load_unaligned(carry + j);
+    }
+}
+template <class V, class T>
+void load_state(Compensated<V>& state, const T* carry, std::ptrdiff_t w, std::ptrdiff_t j) {
+    load_state(state.sum, carry, w, j);
+    load_state(state.error, carry + w, w, j);
+}
+template <class V, class T>
+void store_state(const V& state, T* carry, std::ptrdiff_t, std::ptrdiff_t j) {
+    if constexpr (std::is_same<V, T>::value) {
+        carry[j] = state;
+    } else {
+        state.store_unaligned(carry + j);
+    }
+}
+template <class V, class T>
+void store_state(const Compensated<V>& state, T* carry, std::ptrdiff_t w, std::ptrdiff_t j) {
+    store_state(state.sum, carry, w, j);
+    store_state(state.error, carry + w, w, j);
+}
+
 // Complex types run scalar.
 template <class A, class T>
 constexpr bool is_vectorized() { return std::is_arithmetic<T>::value; }
 
-template <class A, class Op, bool Reverse, std::size_t K, class T>
-xsimd::batch<T, A> vector_prefix(xsimd::batch<T, A> x, xsimd::batch<T, A> fill) {
+template <class A, class Op, bool Reverse, std::size_t K, std::size_t Lanes, class V>
+V vector_prefix(const V& x, const V& fill) {
     // log2(lanes) steps of "add the lanes K places behind": an inclusive scan inside the register.
-    if constexpr (K < xsimd::batch<T, A>::size) {
-        const auto moved = Reverse ? lane_moves<A>::template down<K>(x, fill) : lane_moves<A>::template up<K>(x, fill);
-        return vector_prefix<A, Op, Reverse, 2 * K>(Op::apply(x, moved), fill);
+    if constexpr (K < Lanes) {
+        return vector_prefix<A, Op, Reverse, 2 * K, Lanes>(Op::apply(x, shifted<A, Reverse, K>(x, fill)), fill);
     } else {
         return x;
     }
@@ -76,58 +210,58 @@ inline void prefetch_ahead(const T* at) {
 #endif
 }
 
-// Scans n contiguous elements onward from `carry`, the running value within the chunk, and returns the new one.
+// Scans n contiguous elements onward from `carry`, the running state within the chunk, and returns the new one.
 // The modes are template parameters so that the loop carries no branch and no reload of the caller's state.
-template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase>
-T scan_span(const T* in, T* out, std::ptrdiff_t n, T base, T carry) {
+template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase,
+          class State = typename Op::template state<T>>
+State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
     std::ptrdiff_t done = 0;
     if constexpr (is_vectorized<A, T>()) {
         using B = xsimd::batch<T, A>;
-        using moves = lane_moves<A>;
+        using VectorState = typename Op::template state<B>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-        const B fill(Op::template neutral<T>());
-        const B base_lanes(base);
-        B running(carry);
+        const VectorState fill = splat<B>(Op::template neutral<T>());
+        const VectorState base_lanes = splat<B>(base);
+        VectorState running = splat<B>(carry);
         for (; done + lanes <= n; done += lanes) {
             const std::ptrdiff_t at = Reverse ? n - done - lanes : done;
             prefetch_ahead<Reverse>(in + at);
-            const B prefix = vector_prefix<A, Op, Reverse, 1>(B::load_unaligned(in + at), fill);
+            const VectorState prefix =
+                vector_prefix<A, Op, Reverse, 1, B::size>(Op::lift(B::load_unaligned(in + at)), fill);
             // The carry chain is one op per vector: the broadcast total is computed off it.
-            const B total = Reverse ? moves::broadcast_first(prefix) : moves::broadcast_last(prefix);
-            B result = prefix;
-            if constexpr (Exclusive) {
-                result = Reverse ? moves::template down<1>(prefix, fill) : moves::template up<1>(prefix, fill);
-            }
-            result = Op::apply(running, result);
+            const VectorState total = broadcast_total<A, Reverse>(prefix);
+            const VectorState before = Exclusive ? shifted<A, Reverse, 1>(prefix, fill) : prefix;
+            B result = Op::lower(Op::apply(running, before));
             if constexpr (HasBase) {
-                result = Op::apply(base_lanes, result);
+                result = Op::lower(Op::apply(base_lanes, Op::lift(result)));
             }
             result.store_unaligned(out + at);
             running = Op::apply(running, total);
         }
         if (done > 0) {
-            alignas(A::alignment()) T lanes_out[lanes];
-            running.store_aligned(lanes_out);
-            carry = lanes_out[0];
+            carry = first_lane(running);
         }
     }
     for (; done < n; ++done) {
         const std::ptrdiff_t at = Reverse ? n - 1 - done : done;
-        const T next = Op::apply(carry, in[at]);
-        const T result = Exclusive ? carry : next;
-        out[at] = HasBase ? Op::apply(base, result) : result;
+        const State next = Op::apply(carry, Op::lift(in[at]));
+        T result = Op::lower(Exclusive ? carry : next);
+        if constexpr (HasBase) {
+            result = Op::lower(Op::apply(base, Op::lift(result)));
+        }
+        out[at] = result;
         carry = next;
     }
     return carry;
 }
 
-template <class A, class T, class Op, bool Reverse>
-void scan_line(const T* in, T* out, std::ptrdiff_t n, ScanState<T>& st, bool exclusive) {
+template <class A, class T, class Op, bool Reverse, class State = typename Op::template state<T>>
+void scan_line(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive) {
     if (n == 0) {
         return;
     }
-    const T base = st.base;
-    const T carry = st.local;
+    const State base = st.base;
+    const State carry = st.local;
     if (exclusive) {
         st.local = st.has_base ? scan_span<A, T, Op, Reverse, true, true>(in, out, n, base, carry)
                                : scan_span<A, T, Op, Reverse, true, false>(in, out, n, base, carry);
@@ -142,34 +276,32 @@ void scan_line(const T* in, T* out, std::ptrdiff_t n, ScanState<T>& st, bool exc
     st.at_line_start = false;
 }
 
-template <class A, class T, class Op>
-void rebase(const T* in, T* out, std::ptrdiff_t n, T base) {
+template <class A, class T, class Op, class State = typename Op::template state<T>>
+void rebase(const T* in, T* out, std::ptrdiff_t n, State base) {
     std::ptrdiff_t i = 0;
     if constexpr (is_vectorized<A, T>()) {
         using B = xsimd::batch<T, A>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-        const B base_lanes(base);
+        const auto base_lanes = splat<B>(base);
         for (; i + lanes <= n; i += lanes) {
-            Op::apply(base_lanes, B::load_unaligned(in + i)).store_unaligned(out + i);
+            Op::lower(Op::apply(base_lanes, Op::lift(B::load_unaligned(in + i)))).store_unaligned(out + i);
         }
     }
     for (; i < n; ++i) {
-        out[i] = Op::apply(base, in[i]);
+        out[i] = Op::lower(Op::apply(base, Op::lift(in[i])));
     }
 }
 
 // vector_prefix within rows of n lanes: moves that would cross a row boundary bring the neutral element instead.
-template <class A, class Op, bool Reverse, std::size_t K, class T>
-xsimd::batch<T, A> row_prefix(xsimd::batch<T, A> x, xsimd::batch<T, A> fill, xsimd::batch<T, A> row_position,
-                              std::size_t n) {
-    if constexpr (K < xsimd::batch<T, A>::size) {
+template <class A, class Op, bool Reverse, std::size_t K, class B, class V>
+V row_prefix(const V& x, const V& fill, const B& row_position, std::size_t n) {
+    if constexpr (K < B::size) {
         if (K >= n) {
             return x;
         }
-        const auto moved = Reverse ? lane_moves<A>::template down<K>(x, fill) : lane_moves<A>::template up<K>(x, fill);
-        const auto within_row = row_position >= xsimd::batch<T, A>(T(K));
-        return row_prefix<A, Op, Reverse, 2 * K>(Op::apply(x, xsimd::select(within_row, moved, fill)), fill,
-                                                 row_position, n);
+        const auto within_row = row_position >= B(typename B::value_type(K));
+        const V moved = choose(within_row, shifted<A, Reverse, K>(x, fill), fill);
+        return row_prefix<A, Op, Reverse, 2 * K>(Op::apply(x, moved), fill, row_position, n);
     } else {
         return x;
     }
@@ -181,7 +313,7 @@ xsimd::batch<T, A> row_prefix(xsimd::batch<T, A> x, xsimd::batch<T, A> fill, xsi
 template <class A, class T, class Op, bool Reverse, bool Exclusive>
 std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrdiff_t rows) {
     using B = xsimd::batch<T, A>;
-    using moves = lane_moves<A>;
+    using VectorState = typename Op::template state<B>;
     constexpr std::size_t lanes = B::size;
     // Each lane's distance from the start of its row (from the end, in reverse).
     alignas(A::alignment()) T position[lanes];
@@ -190,17 +322,18 @@ std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrd
         position[lane] = T(Reverse ? std::size_t(n) - 1 - in_row : in_row);
     }
     const B row_position = B::load_aligned(position);
-    const B fill(Op::template neutral<T>());
+    const VectorState fill = splat<B>(Op::template neutral<T>());
     const B identity(Op::template identity<T>());
     const std::ptrdiff_t vectors = rows * n / std::ptrdiff_t(lanes);
     for (std::ptrdiff_t v = 0; v < vectors; ++v) {
         const std::ptrdiff_t at = v * std::ptrdiff_t(lanes);
-        B prefix = row_prefix<A, Op, Reverse, 1>(B::load_unaligned(in + at), fill, row_position, std::size_t(n));
+        const VectorState prefix =
+            row_prefix<A, Op, Reverse, 1>(Op::lift(B::load_unaligned(in + at)), fill, row_position, std::size_t(n));
+        B result = Op::lower(prefix);
         if constexpr (Exclusive) {
-            const B moved = Reverse ? moves::template down<1>(prefix, fill) : moves::template up<1>(prefix, fill);
-            prefix = xsimd::select(row_position >= B(T(1)), moved, identity);
+            result = xsimd::select(row_position >= B(T(1)), Op::lower(shifted<A, Reverse, 1>(prefix, fill)), identity);
         }
-        prefix.store_unaligned(out + at);
+        result.store_unaligned(out + at);
     }
     return vectors * std::ptrdiff_t(lanes) / n;
 }
@@ -219,11 +352,11 @@ void scan_rows(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows,
                           : scan_packed_rows<A, T, Op, Reverse, false>(first_in, first_out, n, rows);
         }
     }
-    const T neutral = Op::template neutral<T>();
+    const auto neutral = Op::template neutral<T>();
     for (; r < rows; ++r) {
-        ScanState<T> st{neutral, neutral, false, true};
+        ScanState<typename Op::template state<T>> st{neutral, neutral, false, true};
         scan_line<A, T, Op, Reverse>(reinterpret_cast<const T*>(in + r * in_stride),
-                                           reinterpret_cast<T*>(out + r * out_stride), n, st, exclusive);
+                                     reinterpret_cast<T*>(out + r * out_stride), n, st, exclusive);
     }
 }
 
@@ -242,47 +375,56 @@ void combine_rows(const T* a, const T* b, T* out, std::ptrdiff_t w) {
     }
 }
 
-template <class A, class T, class Op>
-void exchange_rows(const T* in, T* carry, T* out, std::ptrdiff_t w) {
+template <class A, class T, class Op, bool Exclusive>
+void advance_rows(const T* in, T* carry, T* out, std::ptrdiff_t w) {
     std::ptrdiff_t j = 0;
     if constexpr (is_vectorized<A, T>()) {
         using B = xsimd::batch<T, A>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
         for (; j + lanes <= w; j += lanes) {
-            const B x = B::load_unaligned(in + j);
-            const B before = B::load_unaligned(carry + j);
-            before.store_unaligned(out + j);
-            Op::apply(before, x).store_unaligned(carry + j);
+            const B x = B::load_unaligned(in + j);  // before out is written: out may equal in
+            typename Op::template state<B> before;
+            load_state(before, carry, w, j);
+            const auto after = Op::apply(before, Op::lift(x));
+            store_state(after, carry, w, j);
+            Op::lower(Exclusive ? before : after).store_unaligned(out + j);
         }
     }
     for (; j < w; ++j) {
         const T x = in[j];
-        const T before = carry[j];
-        out[j] = before;
-        carry[j] = Op::apply(before, x);
+        typename Op::template state<T> before;
+        load_state(before, carry, w, j);
+        const auto after = Op::apply(before, Op::lift(x));
+        store_state(after, carry, w, j);
+        out[j] = Op::lower(Exclusive ? before : after);
     }
 }
 
-template <class T, class Op>
-T apply_op(T a, T b) { return Op::apply(a, b); }
+template <class T, class Op, class State = typename Op::template state<T>>
+State apply_op(State a, State b) { return Op::apply(a, b); }
 
 template <class A, class T, class Op>
-void fill_typed(TypedKernels<T>& k) {
+void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     k.scan[0] = &scan_line<A, T, Op, false>;
     k.scan[1] = &scan_line<A, T, Op, true>;
     k.rebase = &rebase<A, T, Op>;
     k.rows[0] = &scan_rows<A, T, Op, false>;
     k.rows[1] = &scan_rows<A, T, Op, true>;
-    k.combine = &combine_rows<A, T, Op>;
-    k.exchange = &exchange_rows<A, T, Op>;
+    if constexpr (std::is_same<typename Op::template state<T>, T>::value) {
+        k.combine = &combine_rows<A, T, Op>;
+    } else {
+        k.combine = nullptr;
+    }
+    k.advance[0] = &advance_rows<A, T, Op, false>;
+    k.advance[1] = &advance_rows<A, T, Op, true>;
     k.apply = &apply_op<T, Op>;
     k.neutral = Op::template neutral<T>();
     k.identity = Op::template identity<T>();
 }
 
-template <class A, class Op, class... Ts>
-void fill_set(TypedKernelSet<Ts...>& set) {
-    (fill_typed<A, Ts, Op>(static_cast<TypedKernels<Ts>&>(set)), ...);
+template <class A, class Op, template <class> class StateOf, class... Ts>
+void fill_set(TypedKernelSet<StateOf, Ts...>& set) {
+    (fill_typed<A, Ts, Op>(static_cast<TypedKernels<Ts, StateOf<Ts>>&>(set)), ...);
 }
 
 // IEEE binary16 <-> binary32 in software, for tiers without F16C; round to nearest even, as NumPy does.
@@ -390,6 +532,7 @@ KernelTable make_table() {
     KernelTable table{};
     fill_set<A, Summation>(table.summation);
     fill_set<A, Product>(table.product);
+    fill_set<A, CompensatedSummation>(table.compensated_summation);
     table.half_to_float = &half_to_float<A>;
     table.float_to_half = &float_to_half<A>;
     return table;

@@ -38,6 +38,9 @@ struct CumulativeOperatorDesc {
     std::size_t axis = 0;
     AxisDirection direction = AxisDirection::increasing;
     bool exclusive = false;  // HasExclusiveSum / HasExclusiveProduct
+    // Beyond DirectML: summation of floating and complex types with Neumaier's compensation, every output within
+    // 2u * sum |x_j| (+ O(n u^2)) of the exact prefix; integer sums are exact already. Invalid for product.
+    bool compensated = false;
 };
 
 // Runs the operator. Throws std::invalid_argument for an inconsistent description (before writing anything) and
