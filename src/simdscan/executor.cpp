@@ -476,21 +476,22 @@ void scan_outer_tile(const Job<S, C, State>& job, const C* in, C* out, std::ptrd
     }
 }
 
-// Sets every state of a carry buffer (the layout of TypedKernels::advance) to `state`.
-template <class C>
-void fill_states(C* carry, std::ptrdiff_t w, const C& state) {
+// Sets every state of a carry buffer (laid out as TypedKernels::advance reads it) to `state`.
+template <class State>
+void fill_states(State* carry, std::ptrdiff_t w, const State& state) {
     std::fill_n(carry, w, state);
 }
 template <class C>
-void fill_states(C* carry, std::ptrdiff_t w, const detail::Compensated<C>& state) {
-    std::fill_n(carry, w, state.sum);
-    std::fill_n(carry + w, w, state.error);
+void fill_states(detail::Compensated<C>* carry, std::ptrdiff_t w, const detail::Compensated<C>& state) {
+    C* sums = reinterpret_cast<C*>(carry);  // w sums then w errors: the buffer viewed as 2w values of C
+    std::fill_n(sums, w, state.sum);
+    std::fill_n(sums + w, w, state.error);
 }
 
 // Scans rows [0, n) of one tile with the running states kept in `carry`: row r is read from load(r) in compute
 // type, advanced into target(r) (which may be the row read) and handed to store(r, values).
 template <class S, class C, class State, class Load, class Target, class Store>
-void scan_outer_tile_carried(const Job<S, C, State>& job, std::vector<C>& carry, std::ptrdiff_t width, Load&& load,
+void scan_outer_tile_carried(const Job<S, C, State>& job, std::vector<State>& carry, std::ptrdiff_t width, Load&& load,
                              Target&& target, Store&& store) {
     fill_states(carry.data(), width, job.kernels.neutral);
     for (std::ptrdiff_t r = 0; r < job.plan.n; ++r) {
@@ -524,7 +525,7 @@ void run_outer(const Job<S, C, State>& job, bool buffered) {
     // in place before an exclusive scan has read them.
     const bool carried = !std::is_same<C, State>::value || buffered || (plan.in == plan.out && job.exclusive);
     parallel_ranges(rest_lines * tiles, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-        std::vector<C> carry(carried ? static_cast<std::size_t>(tile * TypedKernels<C, State>::state_rows) : 0);
+        std::vector<State> carry(carried ? static_cast<std::size_t>(tile) : 0);
         std::unique_ptr<Staging<S, C, State>> staging(buffered ? new Staging<S, C, State>(job) : nullptr);
         for (std::ptrdiff_t item = begin; item < end; ++item) {
             const std::ptrdiff_t t = item % tiles;

@@ -42,6 +42,8 @@ constexpr T summation_neutral() {
 }
 
 struct Summation : ExactState {
+    template <class T, class A>
+    using vector = xsimd::batch<T, A>;  // the register the vector loops work in
     template <class T>
     using state = T;
     template <class V>
@@ -53,6 +55,8 @@ struct Summation : ExactState {
 };
 
 struct Product : ExactState {
+    template <class T, class A>
+    using vector = xsimd::batch<T, A>;
     template <class T>
     using state = T;
     template <class V>
@@ -91,6 +95,8 @@ xsimd::batch<T, A> zero_like(const xsimd::batch<T, A>&) { return xsimd::batch<T,
 // Summation with Neumaier's compensation: every addition's rounding error, found exactly by Knuth's TwoSum (no
 // assumption on the operands' magnitudes, as in-register scan steps add in any order), is summed aside.
 struct CompensatedSummation {
+    template <class T, class A>
+    using vector = xsimd::batch<T, A>;
     template <class T>
     using state = Compensated<T>;
     template <class V>
@@ -109,6 +115,65 @@ struct CompensatedSummation {
     template <class T>
     static T identity() { return T(0); }
 };
+
+// Summation in double precision for float32 and complex64 elements: vectors hold float64 lanes, filled by widening
+// loads and rounded once by narrowing stores.
+struct WidenedSummation {
+    template <class T, class A>
+    using vector = xsimd::batch<double, A>;
+    // Elements' states are their double-precision twins; vectors are double already.
+    template <class T>
+    using state = typename std::conditional<std::is_same<T, float>::value || std::is_same<T, std::complex<float>>::value,
+                                            CompensatedState<T>, T>::type;
+    template <class V>
+    static V apply(const V& a, const V& b) { return a + b; }
+    static double lift(float x) { return x; }
+    static std::complex<double> lift(std::complex<float> x) { return x; }
+    template <class A>
+    static xsimd::batch<double, A> lift(const xsimd::batch<double, A>& x) { return x; }
+    static float lower(double x) { return float(x); }
+    static std::complex<float> lower(std::complex<double> x) { return std::complex<float>(x); }
+    template <class A>
+    static xsimd::batch<double, A> lower(const xsimd::batch<double, A>& x) { return x; }
+    template <class T>
+    static state<T> neutral() { return summation_neutral<state<T>>(); }
+    template <class T>
+    static T identity() { return T(0); }
+};
+
+// The compensated sum of elements of type T.
+template <class T>
+using CompensatedOp = typename std::conditional<std::is_same<CompensatedState<T>, Compensated<T>>::value,
+                                                CompensatedSummation, WidenedSummation>::type;
+
+// Vector loads and stores of elements: converting ones where the vector is wider than the element.
+template <class B, class T>
+B load_vector(const T* p) {
+    if constexpr (std::is_same<typename B::value_type, T>::value) {
+        return B::load_unaligned(p);
+    } else {
+        return load_widened<typename B::arch_type>(p);
+    }
+}
+template <class B, class T>
+void store_vector(T* p, const B& x) {
+    if constexpr (std::is_same<typename B::value_type, T>::value) {
+        x.store_unaligned(p);
+    } else {
+        store_narrowed(p, x);
+    }
+}
+// x rounded to the element type T and back, as an element stored and reloaded would be.
+template <class T, class B>
+B rounded_to_element(const B& x) {
+    if constexpr (std::is_same<typename B::value_type, T>::value) {
+        return x;
+    } else {
+        T element[B::size];
+        store_vector(element, x);
+        return load_vector<B>(element);
+    }
+}
 
 // Lane moves and selections on vector states: a compensated state moves its sum and error alike.
 template <class A, bool Reverse, std::size_t K, class T>
@@ -157,32 +222,35 @@ Compensated<typename B::value_type> first_lane(const Compensated<B>& x) {
     return {first_lane(x.sum), first_lane(x.error)};
 }
 
-// States kept in a carry buffer of state_rows rows of w elements: row 0 the values (or sums), row 1 the errors.
-template <class V, class T>
-void load_state(V& state, const T* carry, std::ptrdiff_t, std::ptrdiff_t j) {
-    if constexpr (std::is_same<V, T>::value) {
+// A carry buffer's states, as TypedKernels::advance lays them out: w states, or for Compensated ones w sums then w
+// errors. V is the state type or its vector.
+template <class V, class State>
+void load_state(V& state, const State* carry, std::ptrdiff_t, std::ptrdiff_t j) {
+    if constexpr (std::is_same<V, State>::value) {
         state = carry[j];
     } else {
         state = V::load_unaligned(carry + j);
     }
 }
-template <class V, class T>
-void load_state(Compensated<V>& state, const T* carry, std::ptrdiff_t w, std::ptrdiff_t j) {
-    load_state(state.sum, carry, w, j);
-    load_state(state.error, carry + w, w, j);
+template <class V, class C>
+void load_state(Compensated<V>& state, const Compensated<C>* carry, std::ptrdiff_t w, std::ptrdiff_t j) {
+    const C* sums = reinterpret_cast<const C*>(carry);
+    load_state(state.sum, sums, w, j);
+    load_state(state.error, sums + w, w, j);
 }
-template <class V, class T>
-void store_state(const V& state, T* carry, std::ptrdiff_t, std::ptrdiff_t j) {
-    if constexpr (std::is_same<V, T>::value) {
+template <class V, class State>
+void store_state(const V& state, State* carry, std::ptrdiff_t, std::ptrdiff_t j) {
+    if constexpr (std::is_same<V, State>::value) {
         carry[j] = state;
     } else {
         state.store_unaligned(carry + j);
     }
 }
-template <class V, class T>
-void store_state(const Compensated<V>& state, T* carry, std::ptrdiff_t w, std::ptrdiff_t j) {
-    store_state(state.sum, carry, w, j);
-    store_state(state.error, carry + w, w, j);
+template <class V, class C>
+void store_state(const Compensated<V>& state, Compensated<C>* carry, std::ptrdiff_t w, std::ptrdiff_t j) {
+    C* sums = reinterpret_cast<C*>(carry);
+    store_state(state.sum, sums, w, j);
+    store_state(state.error, sums + w, w, j);
 }
 
 // Complex types run scalar.
@@ -217,7 +285,7 @@ template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase
 State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
     std::ptrdiff_t done = 0;
     if constexpr (is_vectorized<A, T>()) {
-        using B = xsimd::batch<T, A>;
+        using B = typename Op::template vector<T, A>;
         using VectorState = typename Op::template state<B>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
         const VectorState fill = splat<B>(Op::template neutral<T>());
@@ -227,15 +295,16 @@ State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) 
             const std::ptrdiff_t at = Reverse ? n - done - lanes : done;
             prefetch_ahead<Reverse>(in + at);
             const VectorState prefix =
-                vector_prefix<A, Op, Reverse, 1, B::size>(Op::lift(B::load_unaligned(in + at)), fill);
+                vector_prefix<A, Op, Reverse, 1, B::size>(Op::lift(load_vector<B>(in + at)), fill);
             // The carry chain is one op per vector: the broadcast total is computed off it.
             const VectorState total = broadcast_total<A, Reverse>(prefix);
             const VectorState before = Exclusive ? shifted<A, Reverse, 1>(prefix, fill) : prefix;
             B result = Op::lower(Op::apply(running, before));
             if constexpr (HasBase) {
-                result = Op::lower(Op::apply(base_lanes, Op::lift(result)));
+                // As the element stored by a chunk scanned before its base was known, then rebased.
+                result = Op::lower(Op::apply(base_lanes, Op::lift(rounded_to_element<T>(result))));
             }
-            result.store_unaligned(out + at);
+            store_vector(out + at, result);
             running = Op::apply(running, total);
         }
         if (done > 0) {
@@ -280,11 +349,11 @@ template <class A, class T, class Op, class State = typename Op::template state<
 void rebase(const T* in, T* out, std::ptrdiff_t n, State base) {
     std::ptrdiff_t i = 0;
     if constexpr (is_vectorized<A, T>()) {
-        using B = xsimd::batch<T, A>;
+        using B = typename Op::template vector<T, A>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
         const auto base_lanes = splat<B>(base);
         for (; i + lanes <= n; i += lanes) {
-            Op::lower(Op::apply(base_lanes, Op::lift(B::load_unaligned(in + i)))).store_unaligned(out + i);
+            store_vector(out + i, Op::lower(Op::apply(base_lanes, Op::lift(load_vector<B>(in + i)))));
         }
     }
     for (; i < n; ++i) {
@@ -312,28 +381,30 @@ V row_prefix(const V& x, const V& fill, const B& row_position, std::size_t n) {
 // Returns how many rows it scanned (whole vectors only).
 template <class A, class T, class Op, bool Reverse, bool Exclusive>
 std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrdiff_t rows) {
-    using B = xsimd::batch<T, A>;
+    using B = typename Op::template vector<T, A>;
     using VectorState = typename Op::template state<B>;
+    using Lane = typename B::value_type;
     constexpr std::size_t lanes = B::size;
     // Each lane's distance from the start of its row (from the end, in reverse).
-    alignas(A::alignment()) T position[lanes];
+    alignas(A::alignment()) Lane position[lanes];
     for (std::size_t lane = 0; lane < lanes; ++lane) {
         const std::size_t in_row = lane % std::size_t(n);
-        position[lane] = T(Reverse ? std::size_t(n) - 1 - in_row : in_row);
+        position[lane] = Lane(Reverse ? std::size_t(n) - 1 - in_row : in_row);
     }
     const B row_position = B::load_aligned(position);
     const VectorState fill = splat<B>(Op::template neutral<T>());
-    const B identity(Op::template identity<T>());
+    const B identity(Lane(Op::template identity<T>()));
     const std::ptrdiff_t vectors = rows * n / std::ptrdiff_t(lanes);
     for (std::ptrdiff_t v = 0; v < vectors; ++v) {
         const std::ptrdiff_t at = v * std::ptrdiff_t(lanes);
         const VectorState prefix =
-            row_prefix<A, Op, Reverse, 1>(Op::lift(B::load_unaligned(in + at)), fill, row_position, std::size_t(n));
+            row_prefix<A, Op, Reverse, 1>(Op::lift(load_vector<B>(in + at)), fill, row_position, std::size_t(n));
         B result = Op::lower(prefix);
         if constexpr (Exclusive) {
-            result = xsimd::select(row_position >= B(T(1)), Op::lower(shifted<A, Reverse, 1>(prefix, fill)), identity);
+            result =
+                xsimd::select(row_position >= B(Lane(1)), Op::lower(shifted<A, Reverse, 1>(prefix, fill)), identity);
         }
-        result.store_unaligned(out + at);
+        store_vector(out + at, result);
     }
     return vectors * std::ptrdiff_t(lanes) / n;
 }
@@ -343,7 +414,7 @@ void scan_rows(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows,
                std::ptrdiff_t out_stride, bool exclusive) {
     std::ptrdiff_t r = 0;
     if constexpr (is_vectorized<A, T>()) {
-        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(xsimd::batch<T, A>::size);
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(Op::template vector<T, A>::size);
         const std::ptrdiff_t row_bytes = n * std::ptrdiff_t(sizeof(T));
         if (n > 1 && n <= lanes && lanes % n == 0 && in_stride == row_bytes && out_stride == row_bytes) {
             const auto* first_in = reinterpret_cast<const T*>(in);
@@ -375,19 +446,19 @@ void combine_rows(const T* a, const T* b, T* out, std::ptrdiff_t w) {
     }
 }
 
-template <class A, class T, class Op, bool Exclusive>
-void advance_rows(const T* in, T* carry, T* out, std::ptrdiff_t w) {
+template <class A, class T, class Op, bool Exclusive, class State = typename Op::template state<T>>
+void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w) {
     std::ptrdiff_t j = 0;
     if constexpr (is_vectorized<A, T>()) {
-        using B = xsimd::batch<T, A>;
+        using B = typename Op::template vector<T, A>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
         for (; j + lanes <= w; j += lanes) {
-            const B x = B::load_unaligned(in + j);  // before out is written: out may equal in
+            const B x = load_vector<B>(in + j);  // before out is written: out may equal in
             typename Op::template state<B> before;
             load_state(before, carry, w, j);
             const auto after = Op::apply(before, Op::lift(x));
             store_state(after, carry, w, j);
-            Op::lower(Exclusive ? before : after).store_unaligned(out + j);
+            store_vector(out + j, Op::lower(Exclusive ? before : after));
         }
     }
     for (; j < w; ++j) {
@@ -422,9 +493,14 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     k.identity = Op::template identity<T>();
 }
 
-template <class A, class Op, template <class> class StateOf, class... Ts>
-void fill_set(TypedKernelSet<StateOf, Ts...>& set) {
-    (fill_typed<A, Ts, Op>(static_cast<TypedKernels<Ts, StateOf<Ts>>&>(set)), ...);
+template <class A, class Op, class... Ts>
+void fill_set(TypedKernelSet<Plain, Ts...>& set) {
+    (fill_typed<A, Ts, Op>(static_cast<TypedKernels<Ts, Ts>&>(set)), ...);
+}
+
+template <class A, class... Ts>
+void fill_compensated_set(TypedKernelSet<CompensatedState, Ts...>& set) {
+    (fill_typed<A, Ts, CompensatedOp<Ts>>(static_cast<TypedKernels<Ts, CompensatedState<Ts>>&>(set)), ...);
 }
 
 // IEEE binary16 <-> binary32 in software, for tiers without F16C; round to nearest even, as NumPy does.
@@ -532,7 +608,7 @@ KernelTable make_table() {
     KernelTable table{};
     fill_set<A, Summation>(table.summation);
     fill_set<A, Product>(table.product);
-    fill_set<A, CompensatedSummation>(table.compensated_summation);
+    fill_compensated_set<A>(table.compensated_summation);
     table.half_to_float = &half_to_float<A>;
     table.float_to_half = &float_to_half<A>;
     return table;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include <xsimd/xsimd.hpp>
 
@@ -336,6 +337,70 @@ struct lane_moves<xsimd::neon64> {
     }
 };
 #endif
+
+// float32 elements widened into a float64 register (as many as it has lanes) and narrowed back (rounding to nearest):
+// xsimd 8.1 has no converting load for these, so each ISA uses its conversion instruction; others go through memory.
+template <class A>
+xsimd::batch<double, A> load_widened(const float* p) {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same<A, xsimd::avx512bw>::value) {
+        return _mm512_cvtps_pd(_mm256_loadu_ps(p));
+    }
+#endif
+#if defined(__AVX2__)
+    if constexpr (std::is_same<A, xsimd::avx2>::value) {
+        return _mm256_cvtps_pd(_mm_loadu_ps(p));
+    }
+#endif
+#if defined(__SSE2__)
+    if constexpr (std::is_same<A, xsimd::sse2>::value) {
+        return _mm_cvtps_pd(_mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p))));
+    }
+#endif
+#if defined(__ARM_NEON) && defined(__aarch64__)
+    if constexpr (std::is_same<A, xsimd::neon64>::value) {
+        return vcvt_f64_f32(vld1_f32(p));
+    }
+#endif
+    alignas(A::alignment()) double wide[xsimd::batch<double, A>::size];
+    for (std::size_t i = 0; i < xsimd::batch<double, A>::size; ++i) {
+        wide[i] = p[i];
+    }
+    return xsimd::batch<double, A>::load_aligned(wide);
+}
+
+template <class A>
+void store_narrowed(float* p, const xsimd::batch<double, A>& x) {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same<A, xsimd::avx512bw>::value) {
+        _mm256_storeu_ps(p, _mm512_cvtpd_ps(x));
+        return;
+    }
+#endif
+#if defined(__AVX2__)
+    if constexpr (std::is_same<A, xsimd::avx2>::value) {
+        _mm_storeu_ps(p, _mm256_cvtpd_ps(x));
+        return;
+    }
+#endif
+#if defined(__SSE2__)
+    if constexpr (std::is_same<A, xsimd::sse2>::value) {
+        _mm_store_sd(reinterpret_cast<double*>(p), _mm_castps_pd(_mm_cvtpd_ps(x)));
+        return;
+    }
+#endif
+#if defined(__ARM_NEON) && defined(__aarch64__)
+    if constexpr (std::is_same<A, xsimd::neon64>::value) {
+        vst1_f32(p, vcvt_f32_f64(x));
+        return;
+    }
+#endif
+    alignas(A::alignment()) double wide[xsimd::batch<double, A>::size];
+    x.store_aligned(wide);
+    for (std::size_t i = 0; i < xsimd::batch<double, A>::size; ++i) {
+        p[i] = float(wide[i]);
+    }
+}
 
 }  // namespace SIMDSCAN_TIER
 }  // namespace detail
