@@ -416,3 +416,79 @@ def assert_unchanged(a, snap, what="input"):
     now = snapshot(a)
     if now != snap:
         raise AssertionError(f"the {what} was modified")
+
+
+# --------------------------------------------------------------------------
+# exact prefixes, for the compensated scan's bound
+# --------------------------------------------------------------------------
+UNIT_ROUNDOFF_BITS = {"e": 11, "f": 24, "d": 53}  # u = 2**-bits, by the (real) result dtype's char
+
+
+def _exact_ints(arrays):
+    """Finite float arrays as exact Python ints (object arrays) on one common scale 2**-shift."""
+    parts = []
+    for a in arrays:
+        m, e = np.frexp(np.asarray(a, dtype=np.float64))
+        parts.append(((m * 2.0**53).astype(np.int64), e.astype(np.int64) - 53))
+    low = min(int(e.min()) for _, e in parts if e.size)
+    return [
+        np.array([int(v) << int(s) for v, s in zip(m.ravel().tolist(), (e - low).ravel().tolist())],
+                 dtype=object).reshape(m.shape)
+        for m, e in parts
+    ]
+
+
+def _scan_order(x, axis, decreasing, exclusive):
+    """The exact (object-int) scan of x along axis, and each output's number of terms."""
+    x = np.moveaxis(x, axis, -1)
+    if decreasing:
+        x = x[..., ::-1]
+    s = np.cumsum(x, axis=-1)
+    terms = np.arange(1, x.shape[-1] + 1, dtype=np.int64)
+    if exclusive:
+        s = np.concatenate([np.zeros(s.shape[:-1] + (1,), dtype=object), s[..., :-1]], axis=-1)
+        terms = terms - 1
+    if decreasing:
+        s = s[..., ::-1]
+        terms = terms[::-1]
+    return np.moveaxis(s, -1, axis), np.moveaxis(np.broadcast_to(terms, s.shape), -1, axis)
+
+
+def check_compensated(got, a, axis, decreasing=False, exclusive=False, msg=""):
+    """Every output of a compensated sum within 2u*sum|x_j| + 4*m*u**2*sum|x_j| of the exact prefix.
+
+    Exact arithmetic on Python ints: u is the result dtype's unit roundoff, m the output's number of terms;
+    complex parts are checked as the two real sums they are. ``a`` must be finite."""
+    got = np.asarray(got)
+    a = np.asarray(a).astype(got.dtype)
+    bits = UNIT_ROUNDOFF_BITS[got.real.dtype.char]
+    pairs = [(got.real, a.real), (got.imag, a.imag)] if got.dtype.kind == "c" else [(got, a)]
+    for part, (g, x) in zip(("real", "imag"), pairs):
+        g_int, x_int = _exact_ints([g, x])
+        exact, terms = _scan_order(x_int, axis, decreasing, exclusive)
+        total_abs, _ = _scan_order(np.abs(x_int), axis, decreasing, exclusive)
+        err = np.abs(g_int - exact)
+        allowed = total_abs * (2 * (1 << bits) + 4 * terms.astype(object))
+        ok = err * (1 << (2 * bits)) <= allowed
+        if not np.all(ok):
+            idx = np.argwhere(~ok.astype(bool))[0]
+            i = tuple(idx.tolist())
+            raise AssertionError(
+                f"{msg} {part} part at {i}: error {float(err[i]) / float(total_abs[i] or 1):.3g} * sum|x| "
+                f"exceeds the compensated bound (u = 2**-{bits}, m = {terms[i]}); "
+                f"{np.count_nonzero(~ok.astype(bool))} outputs out of bound"
+            )
+
+
+def spread_values(rng, shape, dtype):
+    """Finite values over a few binades, three in four positive: sums that drift (so a plain scan's error grows
+    with the length) and cancel in places."""
+    real = np.dtype(dtype).type(0).real.dtype
+    span = (-8, -3) if real == np.float16 else (-3, 3)  # float16 sums of 10**5 terms stay below 65504
+
+    def part():
+        sign = np.where(rng.random(shape) < 0.75, 1.0, -1.0)
+        return sign * rng.uniform(0.5, 1.0, shape) * np.exp2(rng.integers(*span, size=shape))
+
+    v = part() + 1j * part() if np.dtype(dtype).kind == "c" else part()
+    return v.astype(dtype)

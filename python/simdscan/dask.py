@@ -57,9 +57,10 @@ _IDENTITY: dict[str, int] = {"add": 0, "multiply": 1}
 def _prepare(block: np.ndarray, rdt: np.dtype, acc: np.dtype) -> np.ndarray:
     """The block as simdscan would see it before accumulating in ``acc``.
 
-    Only float16 results accumulate in a wider type (float32): the input is cast to float16 first, as
-    simdscan does, and the float32 scan of the float16 values is what simdscan computes internally.
-    Otherwise the block is returned as is and simdscan casts it (``dtype=rdt``)."""
+    Where the result accumulates in a wider type (float16 in float32; compensated float32 and complex64 in
+    float64 and complex128), the input is cast to the result dtype first, as simdscan does, and the wider
+    scan of those values is what simdscan computes internally. Otherwise the block is returned as is and
+    simdscan casts it (``dtype=rdt``)."""
     if acc != rdt:
         return np.asarray(block).astype(rdt, copy=False)
     return block
@@ -74,9 +75,11 @@ def _local_scan(
     exclusive: bool,
     rdt: np.dtype,
     acc: np.dtype,
+    compensated: bool,
 ) -> np.ndarray:
     """Step 1: the scan of one chunk along ``axis``, in the accumulation dtype."""
-    return _SCAN[op](_prepare(block, rdt, acc), axis, direction=direction, exclusive=exclusive, dtype=acc)
+    extra = {"compensated": True} if compensated else {}
+    return _SCAN[op](_prepare(block, rdt, acc), axis, direction=direction, exclusive=exclusive, dtype=acc, **extra)
 
 
 def _edge(a: np.ndarray, axis: int, decreasing: bool) -> np.ndarray:
@@ -196,6 +199,7 @@ def _scan(
     direction: Union[Direction, str],
     exclusive: bool,
     dtype: Any,
+    compensated: bool = False,
 ) -> da.Array:
     x = a if isinstance(a, da.Array) else da.asarray(a)
 
@@ -206,7 +210,11 @@ def _scan(
     direction = Direction(direction)
     decreasing = direction is Direction.DECREASING
     exclusive = bool(exclusive)
-    acc = np.dtype(np.float32) if rdt == np.float16 else rdt
+    compensated = bool(compensated) and rdt.kind in "fc"
+    # Compensated float32 and complex64 chunks accumulate in double precision, as simdscan does inside one
+    # scan; their carries then add in double precision too, and the result is rounded once.
+    wider = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128} if compensated else {}
+    acc = np.dtype(np.float32) if rdt == np.float16 else np.dtype(wider.get(rdt, rdt))
 
     if axis is None:
         if x.size == 0:  # (dask cannot reshape every empty array)
@@ -235,6 +243,7 @@ def _scan(
         exclusive=exclusive,
         rdt=rdt,
         acc=acc,
+        compensated=compensated,
         dtype=acc,
         meta=meta_acc,
     )
@@ -286,6 +295,7 @@ def cumsum(
     direction: Union[Direction, str] = "increasing",
     exclusive: bool = False,
     dtype: Any = None,
+    compensated: bool = False,
 ) -> da.Array:
     """Lazy cumulative sum of a Dask array along an axis, every chunk scanned by :func:`simdscan.cumsum`.
 
@@ -303,6 +313,12 @@ def cumsum(
     dtype : dtype, optional
         The result's dtype; the input is cast to it first. Default: the input's dtype (bool: the default
         integer).
+    compensated : bool
+        As :func:`simdscan.cumsum`: every chunk is scanned with compensation. float16, float32 and complex64
+        chunks and their carries accumulate in a wider type, so every output is within 2*u*sum|x_j| of the
+        exact prefix, as without Dask. float64 and complex128 carries are the chunk totals added in order,
+        which adds at most one rounding of the carry per chunk boundary before the output (about
+        (2 + chunks along the axis) * u * sum|x_j| in the worst case).
 
     Returns
     -------
@@ -326,7 +342,7 @@ def cumsum(
     >>> simdscan.dask.cumsum(x, direction="decreasing", exclusive=True).compute()
     array([35, 33, 30, 26, 21, 15,  8,  0])
     """
-    return _scan("add", a, axis, direction, exclusive, dtype)
+    return _scan("add", a, axis, direction, exclusive, dtype, compensated)
 
 
 def cumprod(

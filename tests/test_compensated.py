@@ -1,0 +1,214 @@
+"""cumsum(compensated=True): every output within 2u*sum|x_j| (+ O(m u^2)) of the exact prefix, in every layout.
+
+The reference is exact (Python integers, tests/reference.py); the data spread over 40 binades with random
+signs, so that the plain scan's error grows with the length of the axis and the compensated one must not."""
+
+import numpy as np
+import pytest
+
+import simdscan
+from reference import check_compensated, check_scan, spread_values
+
+FLOATS = [np.float16, np.float32, np.float64, np.complex64, np.complex128]
+
+# (name, shape, axis, how the array is laid out): one per path of the core.
+LAYOUTS = [
+    ("line-chunked", (150_000,), 0, "C"),  # longer than a chunk: later chunks carry a base
+    ("line-strided", (20_000,), 0, "stepped"),  # buffered lines
+    ("line-byteswapped", (20_000,), 0, "byteswapped"),
+    ("rows-packed", (1024, 8), 1, "C"),  # several rows per register
+    ("rows-pairs", (2048, 2), 1, "C"),
+    ("rows-odd", (300, 37), 1, "C"),
+    ("outer", (2000, 40), 0, "C"),  # whole rows, states kept in a carry row
+    ("outer-fortran", (40, 2000), 1, "F"),
+    ("outer-strided", (2000, 40), 0, "stepped"),  # outer through staging
+    ("outer-byteswapped", (2000, 40), 0, "byteswapped"),
+    ("middle-axis", (20, 300, 12), 1, "transposed"),
+]
+
+
+def _laid_out(base, layout):
+    if layout == "C":
+        return base.copy()
+    if layout == "F":
+        return np.asfortranarray(base)
+    if layout == "stepped":
+        big = np.zeros(tuple(2 * s for s in base.shape), dtype=base.dtype)
+        view = big[tuple(slice(0, None, 2) for _ in base.shape)]
+        view[...] = base
+        return view
+    if layout == "byteswapped":
+        return base.astype(base.dtype.newbyteorder("S"))
+    if layout == "transposed":
+        return np.ascontiguousarray(base.transpose(2, 0, 1)).transpose(1, 2, 0)
+    raise AssertionError(layout)
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("direction", ["increasing", "decreasing"])
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("name,shape,axis,layout", LAYOUTS, ids=[c[0] for c in LAYOUTS])
+def test_within_compensated_bound(rng, name, shape, axis, layout, dtype, direction, exclusive):
+    base = spread_values(rng, shape, dtype)
+    a = _laid_out(base, layout)
+    got = simdscan.cumsum(a, axis, direction=direction, exclusive=exclusive, compensated=True)
+    assert got.dtype == np.dtype(dtype) and got.shape == shape
+    check_compensated(got, base, axis, direction == "decreasing", exclusive, msg=name)
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("axis", [0, 1])
+def test_in_place_and_out(rng, dtype, axis, exclusive):
+    base = spread_values(rng, (600, 24), dtype)
+    for direction in ("increasing", "decreasing"):
+        a = base.copy()
+        assert simdscan.cumsum(a, axis, direction=direction, exclusive=exclusive, out=a, compensated=True) is a
+        check_compensated(a, base, axis, direction == "decreasing", exclusive, msg="in place")
+        out = np.full((24, 600), np.nan, dtype=dtype).T  # a transposed out
+        simdscan.cumsum(base, axis, direction=direction, exclusive=exclusive, out=out, compensated=True)
+        check_compensated(out, base, axis, direction == "decreasing", exclusive, msg="out=")
+
+
+def test_plain_scan_misses_the_bound(rng):
+    """The data and the bound discriminate: the plain float32 scan of the same line is out of bound."""
+    base = spread_values(rng, (150_000,), np.float32)
+    with pytest.raises(AssertionError, match="compensated bound"):
+        check_compensated(simdscan.cumsum(base), base, 0)
+
+
+@pytest.mark.parametrize("layout", ["line", "outer"])
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_threads_give_identical_results(rng, dtype, layout):
+    """A line split over threads (chained chunks) and rows split in slabs: the same bits as one thread."""
+    shape = (400_000,) if layout == "line" else (500, 1200)
+    base = spread_values(rng, shape, dtype)
+    results = []
+    before = simdscan.get_num_threads()
+    try:
+        for threads in (1, 2, 3):
+            simdscan.set_num_threads(threads)
+            for direction in ("increasing", "decreasing"):
+                for exclusive in (False, True):
+                    results.append(simdscan.cumsum(base, 0, direction=direction, exclusive=exclusive,
+                                                   compensated=True))
+    finally:
+        simdscan.set_num_threads(before)
+    for k in range(4, len(results)):
+        np.testing.assert_array_equal(results[k], results[k % 4])
+    if layout == "line":
+        check_compensated(results[0], base, 0)
+
+
+def test_tenths_add_up():
+    """The issue's example: NumPy's float32 sum of 10**7 tenths ends at 1087937; compensated, at 1e6."""
+    tenths = np.full(10**7, 0.1, dtype=np.float32)
+    assert simdscan.cumsum(tenths, compensated=True)[-1] == np.float32(1e6)
+    assert simdscan.cumsum(tenths, direction="decreasing", compensated=True)[0] == np.float32(1e6)
+    assert simdscan.cumsum(tenths)[-1] != np.float32(1e6)
+
+
+def test_ones_do_not_stall():
+    """2**25 float32 ones: a plain float32 running sum stalls at 2**24; the compensated one counts on."""
+    ones = np.ones(2**25, dtype=np.float32)
+    r = simdscan.cumsum(ones, compensated=True)
+    assert r[-1] == np.float32(2**25)
+    np.testing.assert_array_equal(r[::4097], np.arange(1, 2**25 + 1, 4097, dtype=np.float64).astype(np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_hundred_times_more_accurate_than_numpy(dtype):
+    """10**7 random values: the worst output error is at least 100x smaller than NumPy's (exact reference)."""
+    x = np.random.default_rng(7).standard_normal(10**7).astype(dtype)
+    got = simdscan.cumsum(x, compensated=True)
+    ref = np.cumsum(x)
+    # One scale for all: 2**low is below the least bit of every value involved.
+    low = min(int(np.frexp(v.astype(np.float64))[1].min()) for v in (x, got, ref)) - 53
+    worst_got = worst_ref = carry = 0
+    for start in range(0, x.size, 10**6):  # exact prefixes in slices, to bound the memory of Python ints
+        part = np.concatenate([v[start : start + 10**6] for v in (x, got, ref)]).astype(np.float64)
+        m, e = np.frexp(part)
+        ints = np.array(
+            [int(v) << int(s) for v, s in zip((m * 2.0**53).astype(np.int64).tolist(), (e - 53 - low).tolist())],
+            dtype=object,
+        )
+        xs, gs, rs = np.split(ints, 3)
+        exact = np.cumsum(np.concatenate([[carry], xs]))[1:]
+        carry = exact[-1]
+        worst_got = max(worst_got, np.max(np.abs(gs - exact)))
+        worst_ref = max(worst_ref, np.max(np.abs(rs - exact)))
+    assert worst_got * 100 <= worst_ref, (worst_got / worst_ref)
+
+
+def _double_precision_scan(a, decreasing, exclusive):
+    """The scan in float64 / complex128, rounded once to a's dtype: NumPy only."""
+    wide = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+    if decreasing:
+        wide = wide[::-1]
+    with np.errstate(all="ignore"):
+        s = np.cumsum(wide)
+        if exclusive:
+            s = np.concatenate([[0], s[:-1]])
+        return (s[::-1] if decreasing else s).astype(a.dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_special_values(dtype):
+    """-0.0, inf, NaN and overflow: float64 and complex128 behave as the plain scan; float16, float32 and
+    complex64 accumulate in double precision, so a running total that passes float32's range and comes back
+    is exact, as NumPy's float64 scan rounded once."""
+    real = np.dtype(dtype).type(0).real.dtype
+    big = np.finfo(real).max
+    lines = [
+        [-0.0] * 37,
+        [1.0, np.inf, 2.0] * 13,
+        [1.0, np.inf, -np.inf, 1.0] * 9,
+        [1.0, np.nan, 2.0] * 13,
+        [big, big, -big, -big / 2] * 9,  # partial sums exact in double precision
+        [-big, -big, big / 4] * 13,
+    ]
+    for line in lines:
+        a = np.array(line, dtype=dtype)
+        for direction in ("increasing", "decreasing"):
+            for exclusive in (False, True):
+                got = simdscan.cumsum(a, direction=direction, exclusive=exclusive, compensated=True)
+                if real == np.float64:
+                    want = simdscan.cumsum(a, direction=direction, exclusive=exclusive)
+                else:
+                    want = _double_precision_scan(a, direction == "decreasing", exclusive)
+                np.testing.assert_array_equal(got, want)
+                assert np.array_equal(np.signbit(got.real), np.signbit(want.real)), (line[:4], got[:4], want[:4])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int32", "int64", "uint64", "bool"])
+def test_integers_unchanged(rng, dtype):
+    a = rng.integers(0, 100, size=(50, 70)).astype(dtype)
+    for axis in (0, 1, None):
+        got = simdscan.cumsum(a, axis, compensated=True)
+        np.testing.assert_array_equal(got, simdscan.cumsum(a, axis))
+        check_scan(got, "cumsum", a, axis)
+
+
+def test_dtype_argument_compensates_in_the_result_dtype(rng):
+    a = rng.integers(-1000, 1000, size=5000)
+    got = simdscan.cumsum(a / 7, dtype=np.float32, compensated=True)
+    check_compensated(got, (a / 7).astype(np.float32), 0)
+
+
+def test_cumprod_has_no_compensated_flag():
+    with pytest.raises(TypeError):
+        simdscan.cumprod(np.ones(3), compensated=True)  # type: ignore[call-arg]
+
+
+def test_flag_truthiness_and_errors():
+    a = np.array([0.1] * 10, dtype=np.float32)
+    np.testing.assert_array_equal(simdscan.cumsum(a, compensated=np.bool_(True)), simdscan.cumsum(a, compensated=1))
+
+    class Unanswerable:
+        def __bool__(self):
+            raise RuntimeError("no truth here")
+
+    out = np.full(10, 7.0, dtype=np.float32)
+    with pytest.raises(RuntimeError, match="no truth"):
+        simdscan.cumsum(a, out=out, compensated=Unanswerable())
+    assert np.all(out == 7.0)
