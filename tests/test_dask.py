@@ -19,7 +19,7 @@ from numpy.exceptions import AxisError
 
 import simdscan
 import simdscan.dask as sdask
-from reference import DEFAULT_INT, OPS, check_scan, make_data, seed_of
+from reference import DEFAULT_INT, OPS, check_compensated, check_scan, make_data, seed_of, spread_values
 
 DTYPES = ["float32", "float64", "int8", "int64", "uint16", "complex64", "float16", "bool"]
 DIRECTIONS = ["increasing", "decreasing"]
@@ -428,6 +428,10 @@ def test_local_cluster_larger_than_worker_memory():
         workers = set(client.scheduler_info()["workers"])
         assert len(workers) == 2
 
+        def done(collection):
+            """The computed result, or TimeoutError: dead workers must fail the test, not hang CI."""
+            return client.compute(collection).result(timeout=300)
+
         # --- 1-D, chunked along the axis: x[i] = i % 7, made chunk by chunk on the workers
         x = da.arange(n, chunks=chunk, dtype=np.int64) % 7
         total = int(prefix_of_mod7(np.array(n - 1)))
@@ -442,7 +446,7 @@ def test_local_cluster_larger_than_worker_memory():
                 chunks=((1,) * r.numblocks[0],),
                 dtype=np.int64,
             ).sum()
-            assert bad.compute() == 0, (direction, exclusive)
+            assert done(bad) == 0, (direction, exclusive)
 
         # --- 2-D, chunked along and across the axis: y[i, j] = (i + j) % 7, scanned along axis 0
         y = (
@@ -453,15 +457,43 @@ def test_local_cluster_larger_than_worker_memory():
         assert r.chunks == y.chunks and r.numblocks == (20, 5)
         nb = r.numblocks
         bad = r.map_blocks(mismatches_2d, rows, chunks=((1,) * nb[0], (1,) * nb[1]), dtype=np.int64)
-        assert bad.sum().compute() == 0
+        assert done(bad.sum()) == 0
 
         # --- products and floats through the workers, small enough to check against simdscan here
         rng = np.random.default_rng(3)
         a = make_data(rng, (300, 40), np.float64, "cumprod", line=300)
         got = sdask.cumprod(da.from_array(a, chunks=(37, 16)), 0, direction="decreasing", exclusive=True)
-        check_scan(got.compute(), "cumprod", a, 0, True, True)
+        check_scan(done(got), "cumprod", a, 0, True, True)
 
         # no worker was lost (a nanny restarts a worker that outgrows its memory limit)
         assert set(client.scheduler_info()["workers"]) == workers
     elapsed = time.perf_counter() - start
     print(f"LocalCluster test: {elapsed:.1f} s")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "complex64", "float64", "complex128"])
+@pytest.mark.parametrize("direction", DIRECTIONS)
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_compensated(dtype, direction, exclusive):
+    """float16/32 and complex64 chunks and carries in a wider type: simdscan's own bound, on every output.
+    float64 and complex128: one more rounding of the carry per chunk boundary (the documented bound)."""
+    rng = np.random.default_rng(seed_of("compensated", dtype, direction, exclusive))
+    a = spread_values(rng, (6000, 3), dtype)
+    x = da.from_array(a, chunks=((1000, 1500, 500, 3000), 2))
+    got = sdask.cumsum(x, 0, direction=direction, exclusive=exclusive, compensated=True).compute(scheduler="sync")
+    assert got.dtype == np.dtype(dtype)
+    if dtype in ("float16", "float32", "complex64"):
+        check_compensated(got, a, 0, direction == "decreasing", exclusive)
+    else:
+        # Against the exact prefix with the documented (2 + chunks) * u * sum|x| bound: 4 chunks along the axis.
+        whole = simdscan.cumsum(a, 0, direction=direction, exclusive=exclusive, compensated=True)
+        check_compensated(whole, a, 0, direction == "decreasing", exclusive)
+        scale = np.abs(a.real) + np.abs(a.imag) if a.dtype.kind == "c" else np.abs(a)
+        bound = (2 + 4) * 2.0**-53 * simdscan.cumsum(scale, 0, direction=direction)
+        assert np.all(np.abs(got - whole) <= 2 * bound)
+
+
+def test_compensated_tenths():
+    tenths = da.full(10**6, 0.1, dtype=np.float32, chunks=70_001)
+    assert sdask.cumsum(tenths, compensated=True).compute()[-1] == np.float32(1e5)
+    assert sdask.cumsum(tenths).compute()[-1] != np.float32(1e5)

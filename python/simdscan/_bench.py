@@ -62,6 +62,7 @@ class Workload:
     step: int = 1  # > 1: scan the strided view x[::step] of a larger contiguous array
     quick_shape: Optional[tuple[int, ...]] = None  # shape under --quick; None: the same as shape
     note: str = ""  # added to the label
+    compensated: bool = False  # simdscan's compensated cumsum (NumPy and torch run their plain scans)
 
     def label(self, quick: bool) -> str:
         """The workload's name in the table.
@@ -81,7 +82,8 @@ class Workload:
             dims = "x".join(str(d) for d in shape) + f" axis {self.axis}"
         flags = (" dec" if self.direction == "decreasing" else "") + (" excl" if self.exclusive else "")
         op = "cumprod " if self.op == "cumprod" else ""
-        return f"{op}{short[self.dtype]} {dims}{flags}{self.note}"
+        compensated = " compensated" if self.compensated else ""
+        return f"{op}{short[self.dtype]} {dims}{flags}{compensated}{self.note}"
 
 
 KIB64, MB400 = 64 * 1024, 400_000_000
@@ -99,6 +101,15 @@ WORKLOADS = [
     Workload((2048, 2048), "float16", axis=1, quick_shape=(512, 512)),
     Workload((10_000_000,), "float32", step=2, quick_shape=(625_000,)),
     Workload((16,), "float32"),
+    # The compensated scan, against the plain rows above of the same shape.
+    *(Workload((KIB64 // np.dtype(t).itemsize,), t, compensated=True) for t in ("float32", "float64")),
+    *(Workload((MB400 // np.dtype(t).itemsize,), t, quick_shape=(MB400 // 16 // np.dtype(t).itemsize,),
+               compensated=True) for t in ("float32", "float64")),
+    Workload((4096, 4096), "float32", axis=0, quick_shape=(1024, 1024), compensated=True),
+    Workload((1_000_000, 8), "float32", axis=1, quick_shape=(62_500, 8), compensated=True),
+    Workload((10_000_000,), "float32", direction="decreasing", exclusive=True, quick_shape=(625_000,),
+             compensated=True),
+    Workload((2048, 2048), "float16", axis=1, quick_shape=(512, 512), compensated=True),
 ]
 
 
@@ -284,6 +295,8 @@ def run_workload(
     x = make_input(w, shape)
     out, tmp = np.empty(x.shape, x.dtype), np.empty(x.shape, x.dtype)  # one `out` for every library and the copy
     kw: dict[str, Any] = dict(axis=w.axis, direction=w.direction, exclusive=w.exclusive, out=out)
+    if w.compensated:
+        kw["compensated"] = True
 
     def simd() -> None:
         getattr(simdscan, w.op)(x, **kw)
