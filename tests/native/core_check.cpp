@@ -1,8 +1,10 @@
 // A Python-free check of the core, for targets CI can only emulate (arm64 under qemu-user): every path (long and
-// short lines, outer axis, both directions, exclusive) against a sequential reference, integers exactly.
+// short lines, outer axis, both directions, exclusive) against a sequential reference, integers exactly; compensated
+// float sums within their bound of 2u * sum|x| (the values are positive) against a long double reference.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <random>
 #include <type_traits>
 #include <vector>
@@ -15,13 +17,13 @@ using simdscan::DataType;
 
 template <class T>
 long mismatches(DataType type, CumulativeOperator op, std::ptrdiff_t rows, std::ptrdiff_t cols, std::size_t axis,
-                bool reverse, bool exclusive) {
+                bool reverse, bool exclusive, bool compensated = false) {
     const bool product = op == CumulativeOperator::product;
     std::mt19937 random(7);
     std::vector<T> in(std::size_t(rows * cols)), out(in.size());
     for (T& value : in) {
         if constexpr (std::is_floating_point<T>::value) {
-            value = product ? T(1.0 + (random() % 100) * 1e-7) : T(random() % 7);
+            value = product ? T(1.0 + (random() % 100) * 1e-7) : T((compensated ? 0.1 : 1.0) * (random() % 7));
         } else {
             value = T(product ? 1 + random() % 2 : random() % 7);
         }
@@ -35,24 +37,27 @@ long mismatches(DataType type, CumulativeOperator op, std::ptrdiff_t rows, std::
     desc.axis = axis;
     desc.direction = reverse ? AxisDirection::decreasing : AxisDirection::increasing;
     desc.exclusive = exclusive;
+    desc.compensated = compensated;
     simdscan::execute(desc);
 
     long bad = 0;
     const std::ptrdiff_t lines = axis == 1 ? rows : cols;
     const std::ptrdiff_t length = axis == 1 ? cols : rows;
     for (std::ptrdiff_t line = 0; line < lines; ++line) {
-        double exact = product ? 1 : 0;
+        long double exact = product ? 1 : 0;
         T wrapped = T(exact);
         for (std::ptrdiff_t k = 0; k < length; ++k) {
             const std::ptrdiff_t at = reverse ? length - 1 - k : k;
             const std::size_t index = std::size_t(axis == 1 ? line * cols + at : at * cols + line);
-            const double exact_before = exact;
+            const long double exact_before = exact;
             const T wrapped_before = wrapped;
-            exact = product ? exact * double(in[index]) : exact + double(in[index]);
+            exact = product ? exact * (long double)in[index] : exact + (long double)in[index];
             wrapped = T(product ? wrapped * in[index] : wrapped + in[index]);
             if constexpr (std::is_floating_point<T>::value) {
-                const double want = exclusive ? exact_before : exact;
-                bad += std::fabs(double(out[index]) - want) > 1e-4 * std::fabs(want) + 1e-4;
+                const long double want = exclusive ? exact_before : exact;
+                const long double error = std::fabs((long double)out[index] - want);
+                bad += compensated ? error > std::numeric_limits<T>::epsilon() * want
+                                   : error > 1e-4L * std::fabs(want) + 1e-4L;
             } else {
                 bad += out[index] != (exclusive ? wrapped_before : wrapped);
             }
@@ -76,6 +81,10 @@ int main() {
                         bad += mismatches<std::int64_t>(DataType::int64, op, rows, cols, axis, reverse, exclusive);
                         bad += mismatches<std::uint8_t>(DataType::uint8, op, rows, cols, axis, reverse, exclusive);
                         bad += mismatches<std::uint16_t>(DataType::uint16, op, rows, cols, axis, reverse, exclusive);
+                        if (op == CumulativeOperator::summation) {
+                            bad += mismatches<float>(DataType::float32, op, rows, cols, axis, reverse, exclusive, true);
+                            bad += mismatches<double>(DataType::float64, op, rows, cols, axis, reverse, exclusive, true);
+                        }
                     }
                 }
             }
