@@ -354,7 +354,8 @@ xsimd::batch<double, A> load_widened(const float* p) {
 #endif
 #if defined(__SSE2__)
     if constexpr (std::is_same<A, xsimd::sse2>::value) {
-        return _mm_cvtps_pd(_mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p))));
+        // _mm_loadl_epi64 reads through an unaligned type (_mm_load_sd would claim double alignment: UB).
+        return _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
     }
 #endif
 #if defined(__ARM_NEON) && defined(__aarch64__)
@@ -385,7 +386,7 @@ void store_narrowed(float* p, const xsimd::batch<double, A>& x) {
 #endif
 #if defined(__SSE2__)
     if constexpr (std::is_same<A, xsimd::sse2>::value) {
-        _mm_store_sd(reinterpret_cast<double*>(p), _mm_castps_pd(_mm_cvtpd_ps(x)));
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_castps_si128(_mm_cvtpd_ps(x)));
         return;
     }
 #endif
