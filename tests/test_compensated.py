@@ -3,6 +3,9 @@
 The reference is exact (Python integers, tests/reference.py); the data spread over 40 binades with random
 signs, so that the plain scan's error grows with the length of the axis and the compensated one must not."""
 
+import itertools
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -152,30 +155,51 @@ def _double_precision_scan(a, decreasing, exclusive):
         return (s[::-1] if decreasing else s).astype(a.dtype)
 
 
+def _exact_prefixes(line, decreasing, exclusive):
+    """Each output's exact sum, as a Fraction (the values are finite)."""
+    terms = [Fraction(v) for v in (line[::-1] if decreasing else line)]
+    sums = list(itertools.accumulate(terms))
+    if exclusive:
+        sums = [Fraction(0)] + sums[:-1]
+    return sums[::-1] if decreasing else sums
+
+
 @pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
 def test_special_values(dtype):
-    """-0.0, inf, NaN and overflow: float64 and complex128 behave as the plain scan; float16, float32 and
-    complex64 accumulate in double precision, so a running total that passes float32's range and comes back
-    is exact, as NumPy's float64 scan rounded once."""
+    """-0.0, inf and NaN inputs: every dtype gives the plain scan's results, which no order of the additions
+    changes. Running totals past the range: float16, float32 and complex64 accumulate in double precision, so a
+    total that passes float32's range and comes back is exact, as NumPy's float64 scan rounded once; float64 and
+    complex128 give inf or NaN where one of an output's additions overflowed (which additions those are depends on
+    the order, as in any vectorized sum: NumPy's sequential order gives inf from the first overflow on), and the
+    exact sum everywhere else."""
     real = np.dtype(dtype).type(0).real.dtype
     big = np.finfo(real).max
-    lines = [
+    order_free = [
         [-0.0] * 37,
         [1.0, np.inf, 2.0] * 13,
         [1.0, np.inf, -np.inf, 1.0] * 9,
         [1.0, np.nan, 2.0] * 13,
+    ]
+    overflowing = [
         [big, big, -big, -big / 2] * 9,  # partial sums exact in double precision
         [-big, -big, big / 4] * 13,
     ]
-    for line in lines:
+    for line in order_free + overflowing:
         a = np.array(line, dtype=dtype)
         for direction in ("increasing", "decreasing"):
             for exclusive in (False, True):
                 got = simdscan.cumsum(a, direction=direction, exclusive=exclusive, compensated=True)
-                if real == np.float64:
+                if line in order_free:
                     want = simdscan.cumsum(a, direction=direction, exclusive=exclusive)
-                else:
+                elif real != np.float64:
                     want = _double_precision_scan(a, direction == "decreasing", exclusive)
+                else:
+                    exact = _exact_prefixes(line, direction == "decreasing", exclusive)
+                    finite = np.isfinite(got)
+                    assert finite[-1 if direction == "decreasing" else 0], got  # one term, or none
+                    in_range = [abs(e) <= Fraction(big) for e in exact]
+                    assert not np.any(finite & ~np.array(in_range)), got
+                    want = np.array([float(e) if f else g for e, f, g in zip(exact, finite, got.real)], dtype=dtype)
                 np.testing.assert_array_equal(got, want)
                 assert np.array_equal(np.signbit(got.real), np.signbit(want.real)), (line[:4], got[:4], want[:4])
 

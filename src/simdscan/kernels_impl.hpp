@@ -44,6 +44,8 @@ constexpr T summation_neutral() {
 struct Summation : ExactState {
     template <class T, class A>
     using vector = xsimd::batch<T, A>;  // the register the vector loops work in
+    // Whether long spans run faster as transposed tiles (scan_tile) than with a log-step scan per vector.
+    static constexpr bool scans_tiles = false;
     template <class T>
     using state = T;
     template <class V>
@@ -57,6 +59,7 @@ struct Summation : ExactState {
 struct Product : ExactState {
     template <class T, class A>
     using vector = xsimd::batch<T, A>;
+    static constexpr bool scans_tiles = false;
     template <class T>
     using state = T;
     template <class V>
@@ -97,6 +100,8 @@ xsimd::batch<T, A> zero_like(const xsimd::batch<T, A>&) { return xsimd::batch<T,
 struct CompensatedSummation {
     template <class T, class A>
     using vector = xsimd::batch<T, A>;
+    // An apply is eight additions: a tile's one log-step and L sequential applies per lane beat L log-steps.
+    static constexpr bool scans_tiles = true;
     template <class T>
     using state = Compensated<T>;
     template <class V>
@@ -104,7 +109,7 @@ struct CompensatedSummation {
         const V sum = a.sum + b.sum;
         const V b_rounded = sum - a.sum;
         const V dropped = (a.sum - (sum - b_rounded)) + (b.sum - b_rounded);
-        return {sum, (a.error + b.error) + dropped};
+        return {sum, a.error + (b.error + dropped)};  // one addition on a running error's chain
     }
     template <class V>
     static Compensated<V> lift(const V& x) { return {x, zero_like(x)}; }
@@ -118,15 +123,13 @@ struct CompensatedSummation {
 
 // Summation in double precision for float32 and complex64 elements: vectors hold float64 lanes, filled by widening
 // loads and rounded once by narrowing stores.
-struct WidenedSummation {
+struct WidenedSummation : Summation {
     template <class T, class A>
     using vector = xsimd::batch<double, A>;
     // Elements' states are their double-precision twins; vectors are double already.
     template <class T>
     using state = typename std::conditional<std::is_same<T, float>::value || std::is_same<T, std::complex<float>>::value,
                                             CompensatedState<T>, T>::type;
-    template <class V>
-    static V apply(const V& a, const V& b) { return a + b; }
     static double lift(float x) { return x; }
     static std::complex<double> lift(std::complex<float> x) { return x; }
     template <class A>
@@ -137,8 +140,6 @@ struct WidenedSummation {
     static xsimd::batch<double, A> lower(const xsimd::batch<double, A>& x) { return x; }
     template <class T>
     static state<T> neutral() { return summation_neutral<state<T>>(); }
-    template <class T>
-    static T identity() { return T(0); }
 };
 
 // The compensated sum of elements of type T.
@@ -258,7 +259,7 @@ template <class A, class T>
 constexpr bool is_vectorized() { return std::is_arithmetic<T>::value; }
 
 template <class A, class Op, bool Reverse, std::size_t K, std::size_t Lanes, class V>
-V vector_prefix(const V& x, const V& fill) {
+SIMDSCAN_ALWAYS_INLINE V vector_prefix(const V& x, const V& fill) {
     // log2(lanes) steps of "add the lanes K places behind": an inclusive scan inside the register.
     if constexpr (K < Lanes) {
         return vector_prefix<A, Op, Reverse, 2 * K, Lanes>(Op::apply(x, shifted<A, Reverse, K>(x, fill)), fill);
@@ -278,6 +279,46 @@ inline void prefetch_ahead(const T* at) {
 #endif
 }
 
+// Scans L x L elements (L lanes) onward from the vector state `running` and returns the new one. The tile's L
+// vectors are transposed, so that each lane scans one of them sequentially; a log-step over the lanes' totals then
+// gives each lane its offset. Per L^2 elements: 2L + log2(L) applies and two transposes, against L (log2(L) + 2)
+// applies for L vectors scanned one by one; the offsets' applies are independent of one another.
+template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class VectorState>
+SIMDSCAN_ALWAYS_INLINE VectorState scan_tile(const T* in, T* out, const VectorState& running, const VectorState& base_lanes,
+                      const VectorState& fill) {
+    using B = typename Op::template vector<T, A>;
+    constexpr std::size_t lanes = B::size;
+    B tile[lanes];
+    for (std::size_t r = 0; r < lanes; ++r) {
+        prefetch_ahead<Reverse>(in + r * lanes);
+        tile[r] = load_vector<B>(in + r * lanes);
+    }
+    // Now lane r of tile[j] is element j of vector r; scan order visits j from the end in reverse.
+    transpose_tile<A>(tile);
+    const auto column = [](std::size_t k) { return Reverse ? lanes - 1 - k : k; };
+    VectorState within[lanes];  // lane r of within[j]: vector r's inclusive scan up to its element j
+    within[column(0)] = Op::lift(tile[column(0)]);
+    for (std::size_t k = 1; k < lanes; ++k) {
+        within[column(k)] = Op::apply(within[column(k - 1)], Op::lift(tile[column(k)]));
+    }
+    const VectorState totals = vector_prefix<A, Op, Reverse, 1, lanes>(within[column(lanes - 1)], fill);
+    const VectorState offset = Op::apply(running, shifted<A, Reverse, 1>(totals, fill));
+    for (std::size_t k = 0; k < lanes; ++k) {
+        B result = Op::lower(!Exclusive ? Op::apply(offset, within[column(k)])
+                             : k == 0   ? offset
+                                        : Op::apply(offset, within[column(k - 1)]));
+        if constexpr (HasBase) {
+            result = Op::lower(Op::apply(base_lanes, Op::lift(rounded_to_element<T>(result))));
+        }
+        tile[column(k)] = result;
+    }
+    transpose_tile<A>(tile);
+    for (std::size_t r = 0; r < lanes; ++r) {
+        store_vector(out + r * lanes, tile[r]);
+    }
+    return Op::apply(running, broadcast_total<A, Reverse>(totals));
+}
+
 // Scans n contiguous elements onward from `carry`, the running state within the chunk, and returns the new one.
 // The modes are template parameters so that the loop carries no branch and no reload of the caller's state.
 template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase,
@@ -291,6 +332,15 @@ State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) 
         const VectorState fill = splat<B>(Op::template neutral<T>());
         const VectorState base_lanes = splat<B>(base);
         VectorState running = splat<B>(carry);
+        // A 2 x 2 tile saves nothing: a log-step over two lanes is a single apply.
+        if constexpr (Op::scans_tiles && lanes >= 4) {
+            constexpr std::ptrdiff_t tile = lanes * lanes;
+            for (; done + tile <= n; done += tile) {
+                const std::ptrdiff_t at = Reverse ? n - done - tile : done;
+                running = scan_tile<A, T, Op, Reverse, Exclusive, HasBase>(in + at, out + at, running, base_lanes,
+                                                                             fill);
+            }
+        }
         for (; done + lanes <= n; done += lanes) {
             const std::ptrdiff_t at = Reverse ? n - done - lanes : done;
             prefetch_ahead<Reverse>(in + at);
