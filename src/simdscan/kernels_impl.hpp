@@ -90,10 +90,11 @@ xsimd::batch<T, A> round_compensated(const xsimd::batch<T, A>& sum, const xsimd:
     return xsimd::select(xsimd::abs(error) > xsimd::batch<T, A>(T(0)), sum + error, sum);
 }
 
+// -0.0, not +0.0: an error term that adds nothing (-0.0 + e == e for every e, so the compiler drops the addition).
 template <class T>
-T zero_like(const T&) { return T(0); }
+T negative_zero_like(const T&) { return summation_neutral<T>(); }
 template <class T, class A>
-xsimd::batch<T, A> zero_like(const xsimd::batch<T, A>&) { return xsimd::batch<T, A>(T(0)); }
+xsimd::batch<T, A> negative_zero_like(const xsimd::batch<T, A>&) { return xsimd::batch<T, A>(T(-0.0)); }
 
 // Summation with Neumaier's compensation: every addition's rounding error, found exactly by Knuth's TwoSum (no
 // assumption on the operands' magnitudes, as in-register scan steps add in any order), is summed aside.
@@ -112,7 +113,7 @@ struct CompensatedSummation {
         return {sum, a.error + (b.error + dropped)};  // one addition on a running error's chain
     }
     template <class V>
-    static Compensated<V> lift(const V& x) { return {x, zero_like(x)}; }
+    static Compensated<V> lift(const V& x) { return {x, negative_zero_like(x)}; }
     template <class V>
     static V lower(const Compensated<V>& state) { return round_compensated(state.sum, state.error); }
     template <class T>
