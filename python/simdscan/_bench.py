@@ -428,7 +428,9 @@ def run(args: argparse.Namespace, default_png: Optional[Path] = None) -> int:
     _load_torch()
     repeats = args.repeats or (3 if args.quick else 5)
     min_s = (args.min_ms or (5 if args.quick else 20)) / 1e3
-    png = args.png if args.png is not None else (None if args.quick or default_png is None else str(default_png))
+    # A partial run (--quick, --only) leaves the full run's chart alone.
+    png = args.png if args.png is not None else (
+        None if args.quick or args.only or default_png is None else str(default_png))
 
     all_threads = simdscan.get_num_threads()  # the default, saved before anything changes it
     torch_all = torch.get_num_threads() if torch is not None else None
@@ -490,8 +492,8 @@ def main(argv: Optional[Sequence[str]] = None, *, prog: Optional[str] = None,
          default_png: Optional[Path] = None) -> int:
     """Parses ``argv`` (default: ``sys.argv[1:]``), runs the benchmark, returns the exit status.
 
-    ``default_png``: where a full (not --quick) run draws its bar chart when --png is not given; None draws
-    none."""
+    ``default_png``: where a full run (neither --quick nor --only) draws its bar chart when --png is not
+    given; None draws none."""
     p = argparse.ArgumentParser(prog=prog, description=(__doc__ or "").split("\n")[0])
     add_arguments(p, default_png)
     return run(p.parse_args(argv), default_png)
