@@ -207,9 +207,10 @@ def cumsum(
         2*u*sum|x_j| of the exact total of its m terms (u: the dtype's unit roundoff, plus a negligible
         O(m*u**2) term): its accuracy no longer degrades with the length of the axis, where the plain scan's
         bound is m*u*sum|x_j|. Every layout, direction and mode is compensated and vectorized (complex sums run
-        scalar, as in the plain scan); float16 accumulates in compensated float32. Integer sums are exact
-        already: the flag changes nothing for them. Costs little out of cache (the scan is memory-bound) and up
-        to a few times the plain scan's time in cache (see the README's benchmark).
+        scalar, as in the plain scan); float16, float32 and complex64 accumulate in double precision. Integer
+        sums are exact already: the flag changes nothing for them. Costs about 2x (float32) to 2.5x (float64) the
+        plain scan's time, in cache or out: the compensated kernels are compute-bound (see the README's
+        benchmark).
 
     Returns
     -------
