@@ -280,42 +280,54 @@ inline void prefetch_ahead(const T* at) {
 #endif
 }
 
-// Scans L x L elements (L lanes) onward from the vector state `running` and returns the new one. The tile's L
-// vectors are transposed, so that each lane scans one of them sequentially; a log-step over the lanes' totals then
-// gives each lane its offset. Per L^2 elements: 2L + log2(L) applies and two transposes, against L (log2(L) + 2)
-// applies for L vectors scanned one by one; the offsets' applies are independent of one another.
-template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class VectorState>
-SIMDSCAN_ALWAYS_INLINE VectorState scan_tile(const T* in, T* out, const VectorState& running, const VectorState& base_lanes,
-                      const VectorState& fill) {
+// Scans a tile of Blocks x L vectors (L lanes) onward from the vector state `running` and returns the new one.
+// Lane r takes the tile's vectors r * Blocks .. r * Blocks + Blocks - 1, a run of Blocks * L elements, through
+// transposed L x L blocks, and sums it sequentially; a log-step over the lanes' totals gives each lane its offset,
+// and a second pass over the run gives the outputs. Per tile: 2 Blocks L + log2(L) + 1 applies and 2 Blocks
+// transposes, against Blocks L (log2(L) + 2) applies for its vectors scanned one by one.
+template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, std::size_t Blocks,
+          class VectorState>
+SIMDSCAN_ALWAYS_INLINE VectorState scan_tile(const T* in, T* out, const VectorState& running,
+                                             const VectorState& base_lanes, const VectorState& fill) {
     using B = typename Op::template vector<T, A>;
     constexpr std::size_t lanes = B::size;
-    B tile[lanes];
+    constexpr std::size_t run = Blocks * lanes;
+    B tile[Blocks][lanes];
     for (std::size_t r = 0; r < lanes; ++r) {
-        prefetch_ahead<Reverse>(in + r * lanes);
-        tile[r] = load_vector<B>(in + r * lanes);
+        for (std::size_t b = 0; b < Blocks; ++b) {
+            const T* vector = in + (r * Blocks + b) * lanes;
+            prefetch_ahead<Reverse>(vector);
+            tile[b][r] = load_vector<B>(vector);
+        }
     }
-    // Now lane r of tile[j] is element j of vector r; scan order visits j from the end in reverse.
-    transpose_tile<A>(tile);
-    const auto column = [](std::size_t k) { return Reverse ? lanes - 1 - k : k; };
-    VectorState within[lanes];  // lane r of within[j]: vector r's inclusive scan up to its element j
-    within[column(0)] = Op::lift(tile[column(0)]);
-    for (std::size_t k = 1; k < lanes; ++k) {
-        within[column(k)] = Op::apply(within[column(k - 1)], Op::lift(tile[column(k)]));
+    for (std::size_t b = 0; b < Blocks; ++b) {
+        transpose_tile<A>(tile[b]);  // now lane r of tile[b][j] is element j of vector r * Blocks + b
     }
-    const VectorState totals = vector_prefix<A, Op, Reverse, 1, lanes>(within[column(lanes - 1)], fill);
-    const VectorState offset = Op::apply(running, shifted<A, Reverse, 1>(totals, fill));
-    for (std::size_t k = 0; k < lanes; ++k) {
-        B result = Op::lower(!Exclusive ? Op::apply(offset, within[column(k)])
-                             : k == 0   ? offset
-                                        : Op::apply(offset, within[column(k - 1)]));
+    // Lane r's k-th element in scan order.
+    const auto element = [&tile](std::size_t k) -> B& {
+        const std::size_t i = Reverse ? run - 1 - k : k;
+        return tile[i / lanes][i % lanes];
+    };
+    VectorState lane_total = Op::lift(element(0));
+    for (std::size_t k = 1; k < run; ++k) {
+        lane_total = Op::apply(lane_total, Op::lift(element(k)));
+    }
+    const VectorState totals = vector_prefix<A, Op, Reverse, 1, lanes>(lane_total, fill);
+    VectorState lane_running = Op::apply(running, shifted<A, Reverse, 1>(totals, fill));
+    for (std::size_t k = 0; k < run; ++k) {
+        const VectorState next = Op::apply(lane_running, Op::lift(element(k)));
+        B result = Op::lower(Exclusive ? lane_running : next);
         if constexpr (HasBase) {
             result = Op::lower(Op::apply(base_lanes, Op::lift(rounded_to_element<T>(result))));
         }
-        tile[column(k)] = result;
+        element(k) = result;
+        lane_running = next;
     }
-    transpose_tile<A>(tile);
-    for (std::size_t r = 0; r < lanes; ++r) {
-        store_vector(out + r * lanes, tile[r]);
+    for (std::size_t b = 0; b < Blocks; ++b) {
+        transpose_tile<A>(tile[b]);
+        for (std::size_t r = 0; r < lanes; ++r) {
+            store_vector(out + (r * Blocks + b) * lanes, tile[b][r]);
+        }
     }
     return Op::apply(running, broadcast_total<A, Reverse>(totals));
 }
@@ -335,11 +347,14 @@ State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) 
         VectorState running = splat<B>(carry);
         // A 2 x 2 tile saves nothing: a log-step over two lanes is a single apply.
         if constexpr (Op::scans_tiles && lanes >= 4) {
-            constexpr std::ptrdiff_t tile = lanes * lanes;
+            // Lanes sum runs of 16 elements: longer runs spread the log-step and the offsets over more elements,
+            // and 16 vectors are as many as stay in registers (measured: runs of 8 and 32 are slower).
+            constexpr std::size_t blocks = 16 / std::size_t(lanes);
+            constexpr std::ptrdiff_t tile = std::ptrdiff_t(blocks) * lanes * lanes;
             for (; done + tile <= n; done += tile) {
                 const std::ptrdiff_t at = Reverse ? n - done - tile : done;
-                running = scan_tile<A, T, Op, Reverse, Exclusive, HasBase>(in + at, out + at, running, base_lanes,
-                                                                             fill);
+                running = scan_tile<A, T, Op, Reverse, Exclusive, HasBase, blocks>(in + at, out + at, running,
+                                                                                   base_lanes, fill);
             }
         }
         for (; done + lanes <= n; done += lanes) {
