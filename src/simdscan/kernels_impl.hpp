@@ -44,8 +44,6 @@ constexpr T summation_neutral() {
 struct Summation : ExactState {
     template <class T, class A>
     using vector = xsimd::batch<T, A>;  // the register the vector loops work in
-    // Whether long spans run faster as transposed tiles (scan_tile) than with a log-step scan per vector.
-    static constexpr bool scans_tiles = false;
     template <class T>
     using state = T;
     template <class V>
@@ -59,7 +57,6 @@ struct Summation : ExactState {
 struct Product : ExactState {
     template <class T, class A>
     using vector = xsimd::batch<T, A>;
-    static constexpr bool scans_tiles = false;
     template <class T>
     using state = T;
     template <class V>
@@ -90,19 +87,16 @@ xsimd::batch<T, A> round_compensated(const xsimd::batch<T, A>& sum, const xsimd:
     return xsimd::select(xsimd::abs(error) > xsimd::batch<T, A>(T(0)), sum + error, sum);
 }
 
-// -0.0, not +0.0: an error term that adds nothing (-0.0 + e == e for every e, so the compiler drops the addition).
 template <class T>
-T negative_zero_like(const T&) { return summation_neutral<T>(); }
+T zero_like(const T&) { return T(0); }
 template <class T, class A>
-xsimd::batch<T, A> negative_zero_like(const xsimd::batch<T, A>&) { return xsimd::batch<T, A>(T(-0.0)); }
+xsimd::batch<T, A> zero_like(const xsimd::batch<T, A>&) { return xsimd::batch<T, A>(T(0)); }
 
 // Summation with Neumaier's compensation: every addition's rounding error, found exactly by Knuth's TwoSum (no
 // assumption on the operands' magnitudes, as in-register scan steps add in any order), is summed aside.
 struct CompensatedSummation {
     template <class T, class A>
     using vector = xsimd::batch<T, A>;
-    // An apply is eight additions: a tile's one log-step and L sequential applies per lane beat L log-steps.
-    static constexpr bool scans_tiles = true;
     template <class T>
     using state = Compensated<T>;
     template <class V>
@@ -110,10 +104,10 @@ struct CompensatedSummation {
         const V sum = a.sum + b.sum;
         const V b_rounded = sum - a.sum;
         const V dropped = (a.sum - (sum - b_rounded)) + (b.sum - b_rounded);
-        return {sum, a.error + (b.error + dropped)};  // one addition on a running error's chain
+        return {sum, (a.error + b.error) + dropped};
     }
     template <class V>
-    static Compensated<V> lift(const V& x) { return {x, negative_zero_like(x)}; }
+    static Compensated<V> lift(const V& x) { return {x, zero_like(x)}; }
     template <class V>
     static V lower(const Compensated<V>& state) { return round_compensated(state.sum, state.error); }
     template <class T>
@@ -124,13 +118,15 @@ struct CompensatedSummation {
 
 // Summation in double precision for float32 and complex64 elements: vectors hold float64 lanes, filled by widening
 // loads and rounded once by narrowing stores.
-struct WidenedSummation : Summation {
+struct WidenedSummation {
     template <class T, class A>
     using vector = xsimd::batch<double, A>;
     // Elements' states are their double-precision twins; vectors are double already.
     template <class T>
     using state = typename std::conditional<std::is_same<T, float>::value || std::is_same<T, std::complex<float>>::value,
                                             CompensatedState<T>, T>::type;
+    template <class V>
+    static V apply(const V& a, const V& b) { return a + b; }
     static double lift(float x) { return x; }
     static std::complex<double> lift(std::complex<float> x) { return x; }
     template <class A>
@@ -141,6 +137,8 @@ struct WidenedSummation : Summation {
     static xsimd::batch<double, A> lower(const xsimd::batch<double, A>& x) { return x; }
     template <class T>
     static state<T> neutral() { return summation_neutral<state<T>>(); }
+    template <class T>
+    static T identity() { return T(0); }
 };
 
 // The compensated sum of elements of type T.
@@ -260,7 +258,7 @@ template <class A, class T>
 constexpr bool is_vectorized() { return std::is_arithmetic<T>::value; }
 
 template <class A, class Op, bool Reverse, std::size_t K, std::size_t Lanes, class V>
-SIMDSCAN_ALWAYS_INLINE V vector_prefix(const V& x, const V& fill) {
+V vector_prefix(const V& x, const V& fill) {
     // log2(lanes) steps of "add the lanes K places behind": an inclusive scan inside the register.
     if constexpr (K < Lanes) {
         return vector_prefix<A, Op, Reverse, 2 * K, Lanes>(Op::apply(x, shifted<A, Reverse, K>(x, fill)), fill);
@@ -280,58 +278,6 @@ inline void prefetch_ahead(const T* at) {
 #endif
 }
 
-// Scans a tile of Blocks x L vectors (L lanes) onward from the vector state `running` and returns the new one.
-// Lane r takes the tile's vectors r * Blocks .. r * Blocks + Blocks - 1, a run of Blocks * L elements, through
-// transposed L x L blocks, and sums it sequentially; a log-step over the lanes' totals gives each lane its offset,
-// and a second pass over the run gives the outputs. Per tile: 2 Blocks L + log2(L) + 1 applies and 2 Blocks
-// transposes, against Blocks L (log2(L) + 2) applies for its vectors scanned one by one.
-template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, std::size_t Blocks,
-          class VectorState>
-SIMDSCAN_ALWAYS_INLINE VectorState scan_tile(const T* in, T* out, const VectorState& running,
-                                             const VectorState& base_lanes, const VectorState& fill) {
-    using B = typename Op::template vector<T, A>;
-    constexpr std::size_t lanes = B::size;
-    constexpr std::size_t run = Blocks * lanes;
-    B tile[Blocks][lanes];
-    for (std::size_t r = 0; r < lanes; ++r) {
-        for (std::size_t b = 0; b < Blocks; ++b) {
-            const T* vector = in + (r * Blocks + b) * lanes;
-            prefetch_ahead<Reverse>(vector);
-            tile[b][r] = load_vector<B>(vector);
-        }
-    }
-    for (std::size_t b = 0; b < Blocks; ++b) {
-        transpose_tile<A>(tile[b]);  // now lane r of tile[b][j] is element j of vector r * Blocks + b
-    }
-    // Lane r's k-th element in scan order.
-    const auto element = [&tile](std::size_t k) -> B& {
-        const std::size_t i = Reverse ? run - 1 - k : k;
-        return tile[i / lanes][i % lanes];
-    };
-    VectorState lane_total = Op::lift(element(0));
-    for (std::size_t k = 1; k < run; ++k) {
-        lane_total = Op::apply(lane_total, Op::lift(element(k)));
-    }
-    const VectorState totals = vector_prefix<A, Op, Reverse, 1, lanes>(lane_total, fill);
-    VectorState lane_running = Op::apply(running, shifted<A, Reverse, 1>(totals, fill));
-    for (std::size_t k = 0; k < run; ++k) {
-        const VectorState next = Op::apply(lane_running, Op::lift(element(k)));
-        B result = Op::lower(Exclusive ? lane_running : next);
-        if constexpr (HasBase) {
-            result = Op::lower(Op::apply(base_lanes, Op::lift(rounded_to_element<T>(result))));
-        }
-        element(k) = result;
-        lane_running = next;
-    }
-    for (std::size_t b = 0; b < Blocks; ++b) {
-        transpose_tile<A>(tile[b]);
-        for (std::size_t r = 0; r < lanes; ++r) {
-            store_vector(out + (r * Blocks + b) * lanes, tile[b][r]);
-        }
-    }
-    return Op::apply(running, broadcast_total<A, Reverse>(totals));
-}
-
 // Scans n contiguous elements onward from `carry`, the running state within the chunk, and returns the new one.
 // The modes are template parameters so that the loop carries no branch and no reload of the caller's state.
 template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase,
@@ -345,18 +291,6 @@ State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) 
         const VectorState fill = splat<B>(Op::template neutral<T>());
         const VectorState base_lanes = splat<B>(base);
         VectorState running = splat<B>(carry);
-        // A 2 x 2 tile saves nothing: a log-step over two lanes is a single apply.
-        if constexpr (Op::scans_tiles && lanes >= 4) {
-            // Lanes sum runs of 16 elements: longer runs spread the log-step and the offsets over more elements,
-            // and 16 vectors are as many as stay in registers (measured: runs of 8 and 32 are slower).
-            constexpr std::size_t blocks = 16 / std::size_t(lanes);
-            constexpr std::ptrdiff_t tile = std::ptrdiff_t(blocks) * lanes * lanes;
-            for (; done + tile <= n; done += tile) {
-                const std::ptrdiff_t at = Reverse ? n - done - tile : done;
-                running = scan_tile<A, T, Op, Reverse, Exclusive, HasBase, blocks>(in + at, out + at, running,
-                                                                                   base_lanes, fill);
-            }
-        }
         for (; done + lanes <= n; done += lanes) {
             const std::ptrdiff_t at = Reverse ? n - done - lanes : done;
             prefetch_ahead<Reverse>(in + at);

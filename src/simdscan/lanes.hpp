@@ -20,14 +20,6 @@
 #error "define SIMDSCAN_TIER (the tier's namespace) before including lanes.hpp"
 #endif
 
-// For helpers whose arguments are arrays of registers: inlined, the arrays stay in registers; called, they go
-// through the stack (GCC's size heuristics decline to inline them).
-#if defined(__GNUC__)
-#define SIMDSCAN_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define SIMDSCAN_ALWAYS_INLINE inline
-#endif
-
 namespace simdscan {
 namespace detail {
 // Everything compiled with a tier's flags lives in that tier's namespace: an inline function emitted by two
@@ -408,72 +400,6 @@ void store_narrowed(float* p, const xsimd::batch<double, A>& x) {
     x.store_aligned(wide);
     for (std::size_t i = 0; i < xsimd::batch<double, A>::size; ++i) {
         p[i] = float(wide[i]);
-    }
-}
-
-
-// Transposes a square tile of 64-bit lanes held in as many registers as a register has lanes: afterwards
-// rows[j] holds lane j of every former row (row r in lane r). Transposing twice restores the tile.
-template <class A, class T>
-SIMDSCAN_ALWAYS_INLINE void transpose_tile(xsimd::batch<T, A> (&rows)[xsimd::batch<T, A>::size]) {
-    static_assert(sizeof(T) == 8, "tiles of 64-bit lanes only");
-    constexpr std::size_t n = xsimd::batch<T, A>::size;
-#if defined(__AVX512F__)
-    if constexpr (std::is_same<A, xsimd::avx512bw>::value) {
-        __m512d r[n];
-        for (std::size_t i = 0; i < n; ++i) {
-            r[i] = _mm512_castsi512_pd(as_int(rows[i].data));
-        }
-        // Pairs of rows interleaved, then pairs of those by 128-bit halves, then by 256-bit halves.
-        __m512d pairs[n];
-        for (std::size_t i = 0; i < n; i += 2) {
-            pairs[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);
-            pairs[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);
-        }
-        const __m512i low_quarters = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
-        const __m512i high_quarters = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
-        __m512d quads[n];
-        for (std::size_t i = 0; i < n; i += 4) {
-            for (std::size_t odd = 0; odd < 2; ++odd) {
-                quads[i + odd] = _mm512_permutex2var_pd(pairs[i + odd], low_quarters, pairs[i + 2 + odd]);
-                quads[i + 2 + odd] = _mm512_permutex2var_pd(pairs[i + odd], high_quarters, pairs[i + 2 + odd]);
-            }
-        }
-        // quads[0..3] hold columns {0,4}, {1,5}, {2,6}, {3,7} of rows 0-3; quads[4..7] the same of rows 4-7.
-        for (std::size_t c = 0; c < 4; ++c) {
-            from_int(_mm512_castpd_si512(_mm512_shuffle_f64x2(quads[c], quads[4 + c], 0x44)), rows[c].data);
-            from_int(_mm512_castpd_si512(_mm512_shuffle_f64x2(quads[c], quads[4 + c], 0xEE)), rows[4 + c].data);
-        }
-        return;
-    }
-#endif
-#if defined(__AVX2__)
-    if constexpr (std::is_same<A, xsimd::avx2>::value) {
-        __m256d r[n];
-        for (std::size_t i = 0; i < n; ++i) {
-            r[i] = _mm256_castsi256_pd(as_int(rows[i].data));
-        }
-        const __m256d even01 = _mm256_unpacklo_pd(r[0], r[1]);  // r0[0] r1[0] r0[2] r1[2]
-        const __m256d odd01 = _mm256_unpackhi_pd(r[0], r[1]);   // r0[1] r1[1] r0[3] r1[3]
-        const __m256d even23 = _mm256_unpacklo_pd(r[2], r[3]);
-        const __m256d odd23 = _mm256_unpackhi_pd(r[2], r[3]);
-        from_int(_mm256_castpd_si256(_mm256_permute2f128_pd(even01, even23, 0x20)), rows[0].data);
-        from_int(_mm256_castpd_si256(_mm256_permute2f128_pd(odd01, odd23, 0x20)), rows[1].data);
-        from_int(_mm256_castpd_si256(_mm256_permute2f128_pd(even01, even23, 0x31)), rows[2].data);
-        from_int(_mm256_castpd_si256(_mm256_permute2f128_pd(odd01, odd23, 0x31)), rows[3].data);
-        return;
-    }
-#endif
-    alignas(A::alignment()) T tile[n][n];
-    for (std::size_t i = 0; i < n; ++i) {
-        rows[i].store_aligned(tile[i]);
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-        alignas(A::alignment()) T column[n];
-        for (std::size_t j = 0; j < n; ++j) {
-            column[j] = tile[j][i];
-        }
-        rows[i] = xsimd::batch<T, A>::load_aligned(column);
     }
 }
 
