@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The arm64 (neon) tier: cross-compiles the core with tests/native/core_check.cpp against each xsimd and runs it
-# under qemu-user. Python is not involved: the core's API is checked directly.
-# (-Wno-psabi: GCC notes an old ABI change for std::pair arguments inside xsimd 13 on arm64.)
+# The arm64 (neon) tier: CMake cross-builds the core and its Python-free check (SIMDSCAN_PYTHON=OFF,
+# SIMDSCAN_NATIVE_CHECK=ON: tests/native/core_check.cpp) against each xsimd, the system's and the one in the
+# `pythran` package from PyPI, with warnings as errors, and runs the check under qemu-user.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,12 +18,15 @@ trap 'rm -rf "$work"' EXIT
 # The system xsimd lives in /usr/include beside the host's libc headers, which must not reach the cross compiler.
 mkdir -p "$work/xsimd8"
 cp -r /usr/include/xsimd "$work/xsimd8/"
+python3 -m pip install -q --no-deps --target "$work/pythran" pythran
 
-for include in "$work/xsimd8" /opt/xsimd13/usr/include; do
-  aarch64-linux-gnu-g++ -std=c++17 -O2 -Wall -Wextra -Werror -Wno-psabi -ffp-contract=off -fno-tree-vectorize -static -pthread \
-    -DSIMDSCAN_XSIMD_VERSION='"cross"' -Isrc -I"$include" \
-    src/simdscan/executor.cpp src/simdscan/dispatch.cpp src/simdscan/thread_pool.cpp \
-    src/simdscan/kernels_baseline.cpp tests/native/core_check.cpp -o "$work/core_check"
-  printf 'xsimd from %s: ' "$include"
-  qemu-aarch64 "$work/core_check"
+for include in "$work/xsimd8" "$work/pythran/pythran"; do
+  build=$work/build-$(basename "$include")
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_SYSTEM_NAME=Linux \
+    -DCMAKE_SYSTEM_PROCESSOR=aarch64 -DCMAKE_CXX_COMPILER=aarch64-linux-gnu-g++ -DCMAKE_EXE_LINKER_FLAGS=-static \
+    -DSIMDSCAN_PYTHON=OFF -DSIMDSCAN_NATIVE_CHECK=ON -DSIMDSCAN_WERROR=ON -DSIMDSCAN_XSIMD="$include" >"$build.log" \
+    || { cat "$build.log"; exit 1; }
+  cmake --build "$build" --target core_check
+  printf 'xsimd %s: ' "$(sed -n 's/.*using xsimd \([0-9.]*\).*/\1/p' "$build.log")"
+  qemu-aarch64 "$build/core_check"
 done

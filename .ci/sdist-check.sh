@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # The source distribution as a user gets it: sdist -> wheel built OFFLINE against the system xsimd -> fresh venv.
-#   1. a tools venv with `build` and the build-system requirements of pyproject.toml (from PyPI);
+# Usage: .ci/sdist-check.sh USER_VENV (the fresh venv of step 4, left for the caller: .ci/run tests it per tier).
+#   1. a tools venv with `build`, `auditwheel` and the build-system requirements of pyproject.toml (from PyPI);
 #   2. `python -m build --sdist` of this checkout, and a check that the sdist holds what a build needs;
-#   3. `pip wheel --no-build-isolation --no-index --no-deps` of that sdist with no network at all: a proxy that
-#      refuses every connection and FETCHCONTENT_FULLY_DISCONNECTED=ON, so CMake must find an installed xsimd
-#      (Debian: libxsimd-dev; .ci/install-xsimd.sh installs it) instead of fetching its pinned one;
+#   3. `pip wheel --no-build-isolation --no-index --no-deps` of that sdist with no network at all (a proxy that
+#      refuses every connection) and SIMDSCAN_XSIMD=system, so CMake must take the installed xsimd (Debian:
+#      libxsimd-dev; .ci/install-packages.sh installs it); `auditwheel show` must find a manylinux policy for it;
 #   4. a fresh venv without system site packages: pip installs the wheel (numpy from PyPI), and from outside the
 #      checkout: import, the xsimd the build found, the typing files, `python -m simdscan` (demo), `info`, a
 #      one-workload `bench`.
-# Everything happens in one temporary directory, removed on exit; the checkout is left as it was. Exits non-zero
+# The rest happens in one temporary directory, removed on exit; the checkout is left as it was. Exits non-zero
 # on any failure. PYTHON picks the interpreter (default python3); CMAKE_PREFIX_PATH, if set, is honoured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+user_venv=$1
 PYTHON=${PYTHON:-python3}
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PIP_PROGRESS_BAR=off
 # PIP_QUIET (set by .ci/run) would hide the build output read below.
@@ -24,10 +26,10 @@ die() { printf '\nSDIST CHECK FAILED [%ds]: %s\n' "$SECONDS" "$*" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/simdscan-sdist-check.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-step "tools venv: build + the build-system requirements (PyPI)"
+step "tools venv: build, auditwheel + the build-system requirements (PyPI)"
 "$PYTHON" -m venv "$work/tools"
 tools=$work/tools/bin/python
-"$tools" -m pip install -q --upgrade pip build
+"$tools" -m pip install -q --upgrade pip build auditwheel
 mapfile -t requires < <("$tools" -c 'import build; print("\n".join(sorted(build.ProjectBuilder(".").build_system_requires)))')
 ((${#requires[@]})) || die "pyproject.toml names no build-system requirements"
 "$tools" -m pip install -q "${requires[@]}"
@@ -53,31 +55,34 @@ if grep -E '^(build|dist|\.ci-venv[^/]*)/|\.(so|o|a|whl)$' "$work/sdist-files"; 
 fi
 echo "$(wc -l <"$work/sdist-files") files; the build's sources, stubs and py.typed are in"
 
-step "wheel from the sdist, offline (no index, no network, FETCHCONTENT_FULLY_DISCONNECTED=ON)"
+step "wheel from the sdist, offline (no index, no network), SIMDSCAN_XSIMD=system"
 (
   export http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 HTTP_PROXY=http://127.0.0.1:9 \
          HTTPS_PROXY=http://127.0.0.1:9 ALL_PROXY=http://127.0.0.1:9 all_proxy=http://127.0.0.1:9
   unset no_proxy NO_PROXY
   export SKBUILD_BUILD_DIR=$work/build
   "$tools" -m pip wheel -v --no-build-isolation --no-index --no-deps --wheel-dir "$work/wheels" \
-    -Ccmake.define.FETCHCONTENT_FULLY_DISCONNECTED=ON "$sdist"
+    -Ccmake.define.SIMDSCAN_XSIMD=system "$sdist"
 ) >"$work/wheel.log" 2>&1 || { tail -n 60 "$work/wheel.log"; die "the offline wheel build failed (no installed xsimd?)"; }
-built_with=$(sed -n 's/.*simdscan: using xsimd \([0-9][0-9.]*\).*/\1/p' "$work/wheel.log" | tail -n 1)
+built_with=$(sed -n 's/.*simdscan: using xsimd \([0-9][0-9.]*\) (installed).*/\1/p' "$work/wheel.log" | tail -n 1)
 [ -n "$built_with" ] || { tail -n 60 "$work/wheel.log"; die "the build log does not say which xsimd it used"; }
 wheels=("$work"/wheels/simdscan-*.whl)
 ((${#wheels[@]} == 1)) && [ -f "${wheels[0]}" ] || die "expected one wheel in $work/wheels, found: ${wheels[*]}"
 wheel=${wheels[0]}
-echo "$(basename "$wheel"), built against the installed xsimd $built_with"
+echo "$(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB), built against the installed xsimd $built_with"
+"$work/tools/bin/auditwheel" show "$wheel" | tee "$work/auditwheel.log"
+grep -qE 'manylinux_[0-9]+_[0-9]+_' "$work/auditwheel.log" || die "auditwheel finds no manylinux policy for the wheel"
 
 step "fresh venv (no system site packages): pip install the wheel (numpy from PyPI)"
-"$PYTHON" -m venv "$work/user"
-user=$work/user/bin/python
+rm -rf "$user_venv"
+"$PYTHON" -m venv "$user_venv"
+user=$user_venv/bin/python
 "$user" -m pip install -q "$wheel"
 "$user" -m pip list 2>/dev/null | grep -iE '^(simdscan|numpy) '
 
 step "import, xsimd, typing files, python -m simdscan (demo, info, bench)"
 cd "$work"  # away from the checkout: only the installed package can be imported
-"$user" - "$work/user" "$built_with" <<'EOF'
+"$user" - "$user_venv" "$built_with" <<'EOF'
 import importlib.resources, os, sys
 
 import simdscan
@@ -88,6 +93,7 @@ where = os.path.realpath(simdscan.__file__)
 assert where.startswith(os.path.realpath(venv) + os.sep), f"simdscan imported from {where}, not from {venv}"
 assert "dask" not in sys.modules, "import simdscan imported dask"
 assert _core.xsimd_version == built_with, f"_core.xsimd_version {_core.xsimd_version!r} != {built_with!r} (build log)"
+assert _core.xsimd_source == "installed", f"_core.xsimd_source is {_core.xsimd_source!r}, not 'installed'"
 for name in ("py.typed", "_core.pyi", "_bench.py", "__main__.py", "dask.py"):
     assert importlib.resources.files("simdscan").joinpath(name).is_file(), f"the wheel lacks simdscan/{name}"
 assert simdscan.cumsum([1, 2, 3, 4], direction="decreasing", exclusive=True).tolist() == [9, 7, 4, 0]
@@ -99,7 +105,7 @@ grep -qF "sum  axis 3 decr.  [[11, 9, 8, 5], [21, 18, 10, 3], [21, 12, 6, 4]]" "
   || die "python -m simdscan did not print DirectML's decreasing example"
 "$user" -m simdscan info || die "python -m simdscan info failed"
 "$user" -m simdscan bench --only "f32 16" --repeats 1 --min-ms 1 || die "python -m simdscan bench failed"
-[ -z "$(ls -A "$work" | grep -vxE 'tools|dist|build|wheels|user|sdist.log|sdist-files|wheel.log|demo.out')" ] \
+[ -z "$(ls -A "$work" | grep -vxE 'tools|dist|build|wheels|sdist.log|sdist-files|wheel.log|auditwheel.log|demo.out')" ] \
   || die "python -m simdscan wrote files into its working directory"
 
 step "sdist check passed: $(basename "$sdist") -> offline $(basename "$wheel") -> fresh venv"

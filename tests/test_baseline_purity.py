@@ -22,6 +22,7 @@ import platform
 import re
 import shutil
 import subprocess
+import sys
 from collections import defaultdict
 
 import pytest
@@ -30,7 +31,11 @@ import simdscan._core as core
 
 X86_64 = platform.machine().lower() in ("x86_64", "amd64")
 
-pytestmark = pytest.mark.skipif(not X86_64, reason="ISA tiers exist only on x86-64 builds")
+pytestmark = [
+    pytest.mark.kernels,  # the compiler and the xsimd version decide what is inlined into the tiers
+    pytest.mark.skipif(not X86_64, reason="ISA tiers exist only on x86-64 builds"),
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads GNU objdump's disassembly of an ELF module"),
+]
 
 AVX_TIERS = ("tier_avx2::", "tier_avx512::")
 # The tiers' entry points: defined in kernels_avx2.cpp / kernels_avx512.cpp (compiled with the tier's

@@ -28,6 +28,8 @@ import pytest
 import simdscan
 from reference import check_scan, make_data, seed_of
 
+pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
+
 TIERS = simdscan.supported_isas()
 THREAD_COUNTS = (2, 3, 5, 8)  # more threads than this machine's cores is allowed
 VARIANTS = ((False, False), (True, False), (False, True), (True, True))  # (decreasing, exclusive)
@@ -39,6 +41,9 @@ OPS = ("cumsum", "cumprod")
 FORK_WARNING = (
     r"ignore:This process \(pid=\d+\) is multi-threaded, use of fork\(\) may lead to deadlocks in the child"
     r":DeprecationWarning"
+)
+NEEDS_FORK = pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="no fork start method here (Windows)"
 )
 
 
@@ -462,6 +467,7 @@ def _wake_the_pool():
     assert np.array_equal(r, np.cumsum(x))
 
 
+@NEEDS_FORK
 @pytest.mark.filterwarnings(FORK_WARNING)
 def test_forked_pool_after_threaded_scan():
     _wake_the_pool()
@@ -476,6 +482,7 @@ def test_forked_pool_after_threaded_scan():
     assert _scan_checksums(CHILD_N, 2) == expected
 
 
+@NEEDS_FORK
 @pytest.mark.filterwarnings(FORK_WARNING)
 def test_fork_while_another_thread_is_scanning():
     # The pool's mutexes may be held at the moment of fork(): the child must start a pool of its own.
@@ -595,6 +602,7 @@ def test_gil_is_released_while_scanning(make, op):
 # --------------------------------------------------------------------------
 # 6. many Python threads at once, while the thread count changes
 # --------------------------------------------------------------------------
+@pytest.mark.slow
 def test_concurrent_scans_while_thread_count_changes():
     rng = np.random.default_rng(seed_of("concurrency"))
     shared = make_data(rng, (1_000_003,), np.float32, "cumsum")  # 4 MB, one long line

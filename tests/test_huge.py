@@ -21,7 +21,7 @@ import pytest
 
 import simdscan
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernels]
 
 GiB = 1 << 30
 B31 = 2**31

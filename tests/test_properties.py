@@ -7,6 +7,7 @@ test_semantics.py).  Profiles: see conftest.py (HYPOTHESIS_PROFILE)."""
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -24,6 +25,8 @@ from reference import (
     snapshot,
 )
 from params import DIRECTIONS
+
+pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
 
 LAYOUTS = ["none", "transpose", "flip", "step", "fortran", "byteswap", "readonly", "broadcast"]
 # magnitude budget (in powers of two) of a whole product line, per float type

@@ -28,6 +28,8 @@ from reference import (
 )
 from params import DIRECTIONS
 
+pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
+
 REAL_FLOATS = [d for d in FLOAT_DTYPES if d.kind == "f"]
 
 
@@ -46,6 +48,16 @@ def _all_variants():
 # --------------------------------------------------------------------------
 def test_version_is_a_nonempty_string():
     assert isinstance(simdscan.__version__, str) and simdscan.__version__.strip()
+
+
+def test_build_names_its_xsimd_version_and_source(capsys):
+    from simdscan import __main__, _core
+
+    version = tuple(int(part) for part in _core.xsimd_version.split("."))
+    assert len(version) == 3 and version >= (8, 1, 0)
+    assert _core.xsimd_source in ("installed", "pythran", "directory")  # CMakeLists.txt: SIMDSCAN_XSIMD
+    assert __main__.info() == 0
+    assert f"xsimd           {_core.xsimd_version} ({_core.xsimd_source})\n" in capsys.readouterr().out
 
 
 def test_isa_returns_a_nonempty_string():
@@ -555,6 +567,7 @@ def test_huge_strides(tmp_path, dtype):
         del mm
 
 
+@pytest.mark.slow
 def test_more_than_2_31_elements():
     """A broadcast (zero-stride) input of 2**31 + 100 elements."""
     n = 2**31 + 100

@@ -81,7 +81,8 @@ def demo(args: Optional[argparse.Namespace] = None) -> int:
 
 
 def info(args: Optional[argparse.Namespace] = None) -> int:
-    """Prints the version, the xsimd the extension was built with, the ISA tiers and the thread count.
+    """Prints the version, the xsimd the extension was built with and where the build took it from (installed,
+    pythran or directory), the ISA tiers and the thread count.
 
     >>> info()  # doctest: +ELLIPSIS
     simdscan        0...
@@ -92,7 +93,7 @@ def info(args: Optional[argparse.Namespace] = None) -> int:
     0
     """
     print(f"simdscan        {simdscan.__version__}")
-    print(f"xsimd           {_core.xsimd_version}")
+    print(f"xsimd           {_core.xsimd_version} ({_core.xsimd_source})")
     print(f"ISA             {simdscan.isa()}")
     print(f"supported ISAs  {', '.join(simdscan.supported_isas())}")
     print(f"threads         {simdscan.get_num_threads()}")

@@ -293,5 +293,6 @@ PYBIND11_MODULE(_core, m) {
     m.def("set_num_threads", &simdscan::set_num_threads, py::arg("n"));
     m.def("get_num_threads", &simdscan::get_num_threads);
     m.attr("xsimd_version") = SIMDSCAN_XSIMD_VERSION;
+    m.attr("xsimd_source") = SIMDSCAN_XSIMD_SOURCE;  // installed, pythran or directory (CMakeLists.txt)
     m.attr("__version__") = SIMDSCAN_VERSION;
 }

@@ -4,6 +4,7 @@ import numpy as np
 
 __version__: str
 xsimd_version: str
+xsimd_source: str
 
 def _initialise(direction_type: type) -> None: ...
 def cumsum(

@@ -4,6 +4,14 @@
 
 #include <xsimd/xsimd.hpp>
 
+#if defined(SIMDSCAN_HAVE_X86_TIERS)
+#if defined(_MSC_VER)
+#include <intrin.h>
+#else
+#include <cpuid.h>
+#endif
+#endif
+
 #include "dispatch.hpp"
 #include "scan.hpp"
 
@@ -18,14 +26,45 @@ struct Tier {
 };
 
 #if defined(SIMDSCAN_HAVE_X86_TIERS)
-// __builtin_cpu_supports also checks that the OS saves the wider registers (XCR0).
+// CPUID and XCR0 by hand: __builtin_cpu_supports lacks "f16c" in Clang 14 and does not exist in MSVC.
+struct CpuidRegisters {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+};
+CpuidRegisters cpuid(unsigned leaf, unsigned subleaf) {
+    CpuidRegisters r;
+#if defined(_MSC_VER)
+    int regs[4];
+    __cpuidex(regs, static_cast<int>(leaf), static_cast<int>(subleaf));
+    r = {static_cast<unsigned>(regs[0]), static_cast<unsigned>(regs[1]), static_cast<unsigned>(regs[2]),
+         static_cast<unsigned>(regs[3])};
+#else
+    __cpuid_count(leaf, subleaf, r.eax, r.ebx, r.ecx, r.edx);
+#endif
+    return r;
+}
+// The register state the OS saves on a context switch; reading it needs CPUID.1:ECX.OSXSAVE first.
+unsigned long long os_saved_state() {
+#if defined(_MSC_VER)
+    return _xgetbv(0);
+#else
+    unsigned low = 0, high = 0;
+    __asm__ volatile("xgetbv" : "=a"(low), "=d"(high) : "c"(0));  // inline: _xgetbv needs -mxsave in GCC
+    return (static_cast<unsigned long long>(high) << 32) | low;
+#endif
+}
+bool bits(unsigned reg, unsigned mask) { return (reg & mask) == mask; }
 bool has_avx2() {
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+    const auto leaf1 = cpuid(1, 0);
+    constexpr unsigned fma = 1u << 12, osxsave = 1u << 27, avx = 1u << 28, f16c = 1u << 29;
+    if (cpuid(0, 0).eax < 7 || !bits(leaf1.ecx, fma | osxsave | avx | f16c)) return false;
+    constexpr unsigned xmm_ymm_state = 0x6;
+    return bits(static_cast<unsigned>(os_saved_state()), xmm_ymm_state) && bits(cpuid(7, 0).ebx, 1u << 5);
 }
 bool has_avx512() {
-    return has_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
-           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl");
+    constexpr unsigned f = 1u << 16, dq = 1u << 17, cd = 1u << 28, bw = 1u << 30, vl = 1u << 31;
+    constexpr unsigned opmask_zmm_state = 0xE6;  // with xmm/ymm: k0-k7, the upper halves of zmm0-15, zmm16-31
+    return has_avx2() && bits(static_cast<unsigned>(os_saved_state()), opmask_zmm_state) &&
+           bits(cpuid(7, 0).ebx, f | dq | cd | bw | vl);
 }
 bool always() { return true; }
 const Tier tiers[] = {

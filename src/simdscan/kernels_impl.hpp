@@ -574,7 +574,7 @@ void half_to_float(const std::uint16_t* in, float* out, std::ptrdiff_t n) {
     for (; i + 16 <= n; i += 16) {
         _mm512_storeu_ps(out + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i))));
     }
-#elif defined(__F16C__)
+#elif defined(__F16C__) || (defined(_MSC_VER) && defined(__AVX2__))  // MSVC: /arch:AVX2 has F16C, no macro
     for (; i + 8 <= n; i += 8) {
         _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))));
     }
@@ -592,7 +592,7 @@ void float_to_half(const float* in, std::uint16_t* out, std::ptrdiff_t n) {
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
                             _mm512_cvtps_ph(_mm512_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
     }
-#elif defined(__F16C__)
+#elif defined(__F16C__) || (defined(_MSC_VER) && defined(__AVX2__))  // MSVC: /arch:AVX2 has F16C, no macro
     for (; i + 8 <= n; i += 8) {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
                          _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));

@@ -23,7 +23,8 @@ long mismatches(DataType type, CumulativeOperator op, std::ptrdiff_t rows, std::
     std::vector<T> in(std::size_t(rows * cols)), out(in.size());
     for (T& value : in) {
         if constexpr (std::is_floating_point<T>::value) {
-            value = product ? T(1.0 + (random() % 100) * 1e-7) : T((compensated ? 0.1 : 1.0) * (random() % 7));
+            const double draw = double(random() % (product ? 100 : 7));  // below 100: exact as a double
+            value = product ? T(1.0 + draw * 1e-7) : T((compensated ? 0.1 : 1.0) * draw);
         } else {
             value = T(product ? 1 + random() % 2 : random() % 7);
         }

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The README's two commands as a new user runs them: a fresh clone of HEAD, a clean venv, and no installed xsimd
+# visible, so the build must take xsimd from the `pythran` package (CMakeLists.txt: SIMDSCAN_XSIMD=auto).
+# Usage: .ci/fresh-machine.sh VENV CLONE (both created here, left for the caller: .ci/run benchmarks from them).
+# The script re-runs itself in a private mount namespace (unshare -m, root) where an empty directory is
+# bind-mounted over every installed xsimd header and CMake-config directory under /usr; nothing outside changes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=$1 clone=$2
+
+die() { printf '\nFRESH-MACHINE CHECK FAILED [%ds]: %s\n' "$SECONDS" "$*" >&2; exit 1; }
+
+if [ -z "${SIMDSCAN_HIDDEN_XSIMD+set}" ]; then
+  hidden=$(find /usr -maxdepth 6 -type d \( -path '*/include/xsimd' -o -path '*/cmake/xsimd' \) -print | tr '\n' ' ')
+  exec unshare --mount --propagation private -- env SIMDSCAN_HIDDEN_XSIMD="$hidden" bash "$0" "$@"
+fi
+
+empty=$(mktemp -d)
+for dir in $SIMDSCAN_HIDDEN_XSIMD; do
+  mount --bind "$empty" "$dir"
+  echo "hidden: $dir"
+done
+if echo '#include <xsimd/xsimd.hpp>' | g++ -std=c++17 -fsyntax-only -x c++ - 2>/dev/null; then
+  die "an installed xsimd is still visible to the compiler"
+fi
+
+rm -rf "$venv" "$clone"
+git clone -q --no-hardlinks "$PWD" "$clone"  # HEAD: what CI's own clean clone of main holds
+python3 -m venv "$venv"
+export VIRTUAL_ENV=$venv PATH=$venv/bin:$PATH
+unset SKBUILD_BUILD_DIR CMAKE_PREFIX_PATH SIMDSCAN_ISA
+cd "$clone"
+
+# The README's commands, read from the README itself.
+install_cmd=$(grep -m1 -xE 'python -m pip install \. && python -m simdscan' README.md) \
+  || die "README.md no longer shows: python -m pip install . && python -m simdscan"
+test_cmd=$(grep -m1 -xF 'python -m pip install ".[test]" && python -m pytest' README.md) \
+  || die "README.md no longer shows: python -m pip install \".[test]\" && python -m pytest"
+
+echo "+ $install_cmd"
+bash -c "$install_cmd" || die "$install_cmd"
+source=$(python -c 'import simdscan._core as c; print(c.xsimd_source, c.xsimd_version)')
+[ "${source%% *}" = pythran ] || die "the build took xsimd '$source', not the pythran package's headers"
+echo "xsimd: $source"
+
+echo "+ HYPOTHESIS_PROFILE=ci $test_cmd"
+HYPOTHESIS_PROFILE=ci bash -c "$test_cmd" || die "$test_cmd"
