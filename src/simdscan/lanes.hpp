@@ -9,7 +9,11 @@
 
 #include <xsimd/xsimd.hpp>
 
-#if defined(__SSE2__)
+// MSVC defines no __SSE2__, though every x86-64 CPU has SSE2.
+#if defined(__SSE2__) || defined(_M_X64)
+#define SIMDSCAN_SSE2 1
+#endif
+#if defined(SIMDSCAN_SSE2)
 #include <immintrin.h>
 #endif
 #if defined(__ARM_NEON) && defined(__aarch64__)
@@ -60,7 +64,7 @@ struct lane_moves {
     }
 };
 
-#if defined(__SSE2__)
+#if defined(SIMDSCAN_SSE2)
 // Bit casts between a batch's native register and the integer register of the same width.
 inline __m128i as_int(__m128 r) { return _mm_castps_si128(r); }
 inline __m128i as_int(__m128d r) { return _mm_castpd_si128(r); }
@@ -100,7 +104,7 @@ xsimd::batch<T, A> on_bits(xsimd::batch<T, A> x, xsimd::batch<T, A> y, F&& f) {
     return xsimd::batch<T, A>(r);
 }
 
-#if defined(__SSE2__)
+#if defined(SIMDSCAN_SSE2)
 template <>
 struct lane_moves<xsimd::sse2> {
     template <std::size_t K, class T>
@@ -352,7 +356,7 @@ xsimd::batch<double, A> load_widened(const float* p) {
         return _mm256_cvtps_pd(_mm_loadu_ps(p));
     }
 #endif
-#if defined(__SSE2__)
+#if defined(SIMDSCAN_SSE2)
     if constexpr (std::is_same<A, xsimd::sse2>::value) {
         // _mm_loadl_epi64 reads through an unaligned type (_mm_load_sd would claim double alignment: UB).
         return _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
@@ -384,7 +388,7 @@ void store_narrowed(float* p, const xsimd::batch<double, A>& x) {
         return;
     }
 #endif
-#if defined(__SSE2__)
+#if defined(SIMDSCAN_SSE2)
     if constexpr (std::is_same<A, xsimd::sse2>::value) {
         _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_castps_si128(_mm_cvtpd_ps(x)));
         return;
