@@ -7,12 +7,13 @@
 #      refuses every connection) and SIMDSCAN_XSIMD=system, so CMake must take the installed xsimd (Debian:
 #      libxsimd-dev; .ci/install-packages.sh installs it); `auditwheel show` must find a manylinux policy for it;
 #   4. a fresh venv without system site packages: pip installs the wheel (numpy from PyPI), and from outside the
-#      checkout: import, the xsimd the build found, the typing files, `python -m simdscan` (demo), `info`, a
-#      one-workload `bench`.
+#      checkout: import, the xsimd the build found, the typing files and no benchmark in the wheel,
+#      `python -m simdscan` (demo), `info`; then the checkout's benchmarks/bench.py, one workload, against the wheel.
 # The rest happens in one temporary directory, removed on exit; the checkout is left as it was. Exits non-zero
 # on any failure. PYTHON picks the interpreter (default python3); CMAKE_PREFIX_PATH, if set, is honoured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+checkout=$PWD
 
 user_venv=$1
 PYTHON=${PYTHON:-python3}
@@ -44,7 +45,7 @@ sdist=${sdists[0]}
 echo "$(basename "$sdist"): $(du -h "$sdist" | cut -f1)"
 tar -tzf "$sdist" | sed 's|^[^/]*/||' >"$work/sdist-files"
 for needed in pyproject.toml CMakeLists.txt README.md PKG-INFO \
-              python/simdscan/__init__.py python/simdscan/__main__.py python/simdscan/_bench.py \
+              python/simdscan/__init__.py python/simdscan/__main__.py \
               python/simdscan/dask.py python/simdscan/_core.cpp python/simdscan/_core.pyi python/simdscan/py.typed \
               src/simdscan/executor.cpp src/simdscan/dispatch.cpp src/simdscan/thread_pool.cpp \
               src/simdscan/kernels_baseline.cpp src/simdscan/kernels_avx2.cpp src/simdscan/kernels_avx512.cpp; do
@@ -80,7 +81,7 @@ user=$user_venv/bin/python
 "$user" -m pip install -q "$wheel"
 "$user" -m pip list 2>/dev/null | grep -iE '^(simdscan|numpy) '
 
-step "import, xsimd, typing files, python -m simdscan (demo, info, bench)"
+step "import, xsimd, typing files, python -m simdscan (demo, info), benchmarks/bench.py"
 cd "$work"  # away from the checkout: only the installed package can be imported
 "$user" - "$user_venv" "$built_with" <<'EOF'
 import importlib.resources, os, sys
@@ -94,8 +95,10 @@ assert where.startswith(os.path.realpath(venv) + os.sep), f"simdscan imported fr
 assert "dask" not in sys.modules, "import simdscan imported dask"
 assert _core.xsimd_version == built_with, f"_core.xsimd_version {_core.xsimd_version!r} != {built_with!r} (build log)"
 assert _core.xsimd_source == "installed", f"_core.xsimd_source is {_core.xsimd_source!r}, not 'installed'"
-for name in ("py.typed", "_core.pyi", "_bench.py", "__main__.py", "dask.py"):
+for name in ("py.typed", "_core.pyi", "__main__.py", "dask.py"):
     assert importlib.resources.files("simdscan").joinpath(name).is_file(), f"the wheel lacks simdscan/{name}"
+benchmark = [p.name for p in importlib.resources.files("simdscan").iterdir() if "bench" in p.name]
+assert not benchmark, f"the wheel ships benchmark code: simdscan/{benchmark}"
 assert simdscan.cumsum([1, 2, 3, 4], direction="decreasing", exclusive=True).tolist() == [9, 7, 4, 0]
 print(f"simdscan {simdscan.__version__} from {where}: xsimd {_core.xsimd_version}, ISA {simdscan.isa()}")
 EOF
@@ -104,8 +107,9 @@ cat "$work/demo.out"
 grep -qF "sum  axis 3 decr.  [[11, 9, 8, 5], [21, 18, 10, 3], [21, 12, 6, 4]]" "$work/demo.out" \
   || die "python -m simdscan did not print DirectML's decreasing example"
 "$user" -m simdscan info || die "python -m simdscan info failed"
-"$user" -m simdscan bench --only "f32 16" --repeats 1 --min-ms 1 || die "python -m simdscan bench failed"
+# The checkout's benchmark against the installed wheel (benchmarks/ holds no simdscan), leaving no __pycache__ there.
+PYTHONDONTWRITEBYTECODE=1 "$user" "$checkout/benchmarks/bench.py" --only "f32 16" --repeats 1 --min-ms 1 || die "benchmarks/bench.py failed"
 [ -z "$(ls -A "$work" | grep -vxE 'tools|dist|build|wheels|sdist.log|sdist-files|wheel.log|auditwheel.log|demo.out')" ] \
-  || die "python -m simdscan wrote files into its working directory"
+  || die "python -m simdscan or the benchmark wrote files into its working directory"
 
 step "sdist check passed: $(basename "$sdist") -> offline $(basename "$wheel") -> fresh venv"

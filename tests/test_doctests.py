@@ -1,24 +1,38 @@
 """The examples in simdscan's docstrings run as written (doctest).
 
-simdscan (cumsum, cumprod and the rest of the API), simdscan.dask, simdscan.__main__ (python -m simdscan) and
-simdscan._bench (python -m simdscan bench): each module must have examples, and every one of them must pass.
+simdscan (cumsum, cumprod and the rest of the API), simdscan.dask, simdscan.__main__ (python -m simdscan), and
+the benchmark's modules in benchmarks/ of the source tree (imported from there, as `python benchmarks/bench.py`
+does: they are no part of the package): each module must have examples, and every one of them must pass.
 """
 
 import doctest
 import importlib
+from pathlib import Path
 
 import pytest
 
-MODULES = ["simdscan", "simdscan.dask", "simdscan.__main__", "simdscan._bench"]
+MODULES = ["simdscan", "simdscan.dask", "simdscan.__main__"]
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+BENCHMARK_MODULES = ["workloads", "bench"]
+
+
+def check_examples(name, module):
+    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, verbose=False)
+    assert result.attempted > 0, f"{name} has no docstring examples"
+    assert result.failed == 0, f"{result.failed} of {result.attempted} examples in {name} failed (report above)"
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name, monkeypatch):
     monkeypatch.delenv("SIMDSCAN_NUM_THREADS", raising=False)
-    module = importlib.import_module(name)
-    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, verbose=False)
-    assert result.attempted > 0, f"{name} has no docstring examples"
-    assert result.failed == 0, f"{result.failed} of {result.attempted} examples in {name} failed (report above)"
+    check_examples(name, importlib.import_module(name))
+
+
+@pytest.mark.parametrize("name", BENCHMARK_MODULES)
+def test_benchmark_docstring_examples(name, monkeypatch):
+    monkeypatch.delenv("SIMDSCAN_NUM_THREADS", raising=False)
+    monkeypatch.syspath_prepend(str(BENCHMARKS))  # the benchmark's modules import each other by their file names
+    check_examples(f"benchmarks/{name}.py", importlib.import_module(name))
 
 
 def test_cumsum_help_explains_every_flag():

@@ -1,9 +1,9 @@
-"""``python -m simdscan``: a short demonstration (``demo``, the default), build facts (``info``) or the
-benchmark table (``bench``).
+"""``python -m simdscan``: a short demonstration (``demo``, the default) or build facts (``info``).
 
     python -m simdscan                 # = demo: DirectML's examples, computed now
     python -m simdscan info            # version, xsimd the build used, ISA tiers, threads
-    python -m simdscan bench --quick   # the benchmark table (progress on stderr); bench --help: its flags
+
+The benchmark is no part of the package: it lives in benchmarks/ of the source tree (benchmarks/bench.py).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 import simdscan
-from simdscan import _bench, _core
+from simdscan import _core
 
 # DirectML's example tensor: sizes {1, 1, 3, 4}, FLOAT32.
 DML_INPUT = np.array([[2, 1, 3, 5], [3, 8, 7, 3], [9, 6, 2, 4]], dtype=np.float32).reshape(1, 1, 3, 4)
@@ -100,29 +100,17 @@ def info(args: Optional[argparse.Namespace] = None) -> int:
     return 0
 
 
-def bench(args: argparse.Namespace) -> int:
-    """Runs the benchmark (simdscan._bench) with the parsed ``bench`` flags."""
-    return _bench.run(args)
-
-
 def parser() -> argparse.ArgumentParser:
-    """The command line: ``demo`` (the default), ``info``, ``bench [flags]``."""
+    """The command line: ``demo`` (the default), ``info``."""
     p = argparse.ArgumentParser(
         prog="python -m simdscan",
-        description="Cumulative sum and product with DirectML semantics for NumPy arrays.",
+        description="Cumulative sum and product with DirectML semantics for NumPy arrays. The benchmark is not"
+        " installed: it lives in benchmarks/ of the source tree (python benchmarks/bench.py).",
     )
     p.set_defaults(run=demo)
     commands = p.add_subparsers(title="commands")
     commands.add_parser("demo", help="compute DirectML's examples live (the default)").set_defaults(run=demo)
     commands.add_parser("info", help="print the version, xsimd, ISA tiers and threads").set_defaults(run=info)
-    bench_parser = commands.add_parser(
-        "bench",
-        help="time simdscan against NumPy (and PyTorch) as multiples of a copy; a table on stdout",
-        description=(_bench.__doc__ or "").split("\n")[0]
-        + " Progress on stderr ([i/n] workload); the table on stdout.",
-    )
-    _bench.add_arguments(bench_parser)
-    bench_parser.set_defaults(run=bench)
     return p
 
 

@@ -1,0 +1,107 @@
+"""Timing one workload: every library's result checked, then its best time beside a copy of the same array."""
+
+from __future__ import annotations
+
+import gc
+import math
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+import simdscan
+from workloads import Workload, empty_output, make_input, matches, numpy_scan, reference, torch_scan_fn
+
+
+@dataclass
+class Candidate:
+    name: str
+    fn: Callable[[], object]
+    threads: Optional[int] = None  # set on both simdscan and torch before each timed block (not timed)
+
+
+def set_threads(n: Optional[int], torch: Any) -> None:
+    """n threads for simdscan and (when loaded) torch; None leaves both as they are."""
+    if n is not None:
+        simdscan.set_num_threads(n)
+        if torch is not None:
+            torch.set_num_threads(n)
+
+
+def best_times(cands: list[Candidate], copy: Callable[[], object], repeats: int, min_s: float,
+               torch: Any) -> dict[str, float]:
+    """Best seconds per call for each candidate and for "copy". A pass times copy, cand 1, copy, cand 2,
+    ..., copy; the loop count of each is calibrated once (as timeit's autorange) to take >= min_s."""
+    everyone = [Candidate("copy", copy)] + cands
+
+    def timed(c: Candidate, loops: int) -> float:
+        set_threads(c.threads, torch)
+        t0 = time.perf_counter()
+        for _ in range(loops):
+            c.fn()
+        return time.perf_counter() - t0
+
+    loops = {}
+    for c in everyone:
+        n = 1
+        while (t := timed(c, n)) < min_s:
+            n = max(2 * n, math.ceil(1.2 * n * min_s / max(t, 1e-9)))
+        loops[c.name] = n
+    best = {c.name: math.inf for c in everyone}
+    for _ in range(repeats):
+        for c in [c for cand in cands for c in (everyone[0], cand)] + [everyone[0]]:
+            best[c.name] = min(best[c.name], timed(c, loops[c.name]) / loops[c.name])
+    return best
+
+
+def run_workload(
+    w: Workload,
+    quick: bool,
+    repeats: int,
+    min_s: float,
+    all_threads: int,
+    torch: Any,
+    torch_all: Optional[int],
+    note: Callable[[str], None] = lambda message: print(message, file=sys.stderr),
+) -> tuple[int, dict[str, float], list[str]]:
+    """Element count, best seconds per library (and "copy"), and the libraries whose result was wrong."""
+    shape = w.quick_shape if quick and w.quick_shape else w.shape
+    x = make_input(w, shape)
+    out, tmp = empty_output(x), empty_output(x)  # one `out` for every library and the copy
+    kw: dict[str, Any] = dict(axis=w.axis, direction=w.direction, exclusive=w.exclusive, out=out)
+    if w.compensated:
+        kw["compensated"] = True
+
+    def simd() -> None:
+        getattr(simdscan, w.op)(x, **kw)
+
+    cands = [Candidate("simdscan 1T", simd, 1), Candidate("numpy", lambda: numpy_scan(w, x, out, tmp), 1)]
+    if torch is not None:
+        torch_fn = torch_scan_fn(torch, w, x, out, tmp)
+        cands.append(Candidate("torch 1T", torch_fn, 1))
+    cands.append(Candidate("simdscan allT", simd, all_threads))
+    if torch is not None:
+        cands.append(Candidate("torch allT", torch_fn, torch_all))
+
+    # Correctness guard: every candidate's output is checked before it is timed; a candidate that
+    # raises (e.g. a dtype torch's CPU backend lacks) is left out and shows as n/a.
+    ref = reference(w, x)
+    ok: list[Candidate] = []
+    bad: list[Candidate] = []
+    for c in cands:
+        out.fill(0)
+        set_threads(c.threads, torch)
+        try:
+            c.fn()
+        except (RuntimeError, TypeError) as e:
+            if not c.name.startswith("torch"):
+                raise
+            note(f"  {c.name} skipped: {e}")
+            continue
+        (ok if matches(out, ref) else bad).append(c)
+    del ref
+    gc.collect()
+    times = best_times(ok + bad, lambda: np.copyto(out, x), repeats, min_s, torch)
+    return x.size, times, [c.name for c in bad]

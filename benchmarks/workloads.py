@@ -1,0 +1,182 @@
+"""What the benchmark scans: the workloads, their inputs and outputs, NumPy's and PyTorch's recipes, the reference.
+
+Every buffer a workload writes (``out``, and the scratch array of NumPy's and PyTorch's decreasing + exclusive
+recipe) starts half a page (2048 bytes mod 4096) after its input: with equal low 12 address bits, glibc's
+memmove (the copy baseline) and the loads of a scan run into 4K aliasing and slow down for no reason of their own.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+PAGE = 4096
+HALF_PAGE = PAGE // 2
+
+
+def load_torch() -> Any:
+    """PyTorch when it imports, else None (typed Any: torch is optional and untyped here)."""
+    try:
+        return importlib.import_module("torch")
+    except ImportError:
+        return None
+
+
+@dataclass(frozen=True)
+class Workload:
+    shape: tuple[int, ...]  # the shape that is scanned (for step > 1: the view's shape)
+    dtype: str
+    axis: int = 0
+    op: str = "cumsum"
+    direction: str = "increasing"
+    exclusive: bool = False
+    step: int = 1  # > 1: scan the strided view x[::step] of a larger contiguous array
+    quick_shape: Optional[tuple[int, ...]] = None  # shape under --quick; None: the same as shape
+    note: str = ""  # added to the label
+    compensated: bool = False  # simdscan's compensated cumsum (NumPy and torch run their plain scans)
+
+    def label(self, quick: bool) -> str:
+        """The workload's name in the table.
+
+        >>> Workload((4096, 4096), "float32", axis=0, direction="decreasing", exclusive=True).label(quick=False)
+        'f32 4096x4096 axis 0 dec excl'
+        """
+        shape = self.quick_shape if quick and self.quick_shape else self.shape
+        short = {"float16": "f16", "float32": "f32", "float64": "f64", "int32": "i32", "int64": "i64"}
+        if self.step > 1:
+            dims = f"x[::{self.step}] of {human(shape[0] * self.step)}"
+        elif len(shape) == 1:
+            nbytes = shape[0] * np.dtype(self.dtype).itemsize
+            size = f"{nbytes // 1024} KiB" if nbytes < 1_000_000 else f"{nbytes / 1e6:.4g} MB"
+            dims = f"{human(shape[0])} ({size})" if shape[0] > 16 else str(shape[0])
+        else:
+            dims = "x".join(str(d) for d in shape) + f" axis {self.axis}"
+        flags = (" dec" if self.direction == "decreasing" else "") + (" excl" if self.exclusive else "")
+        op = "cumprod " if self.op == "cumprod" else ""
+        compensated = " compensated" if self.compensated else ""
+        return f"{op}{short[self.dtype]} {dims}{flags}{compensated}{self.note}"
+
+
+KIB64, MB400 = 64 * 1024, 400_000_000
+WORKLOADS = [
+    *(Workload((KIB64 // np.dtype(t).itemsize,), t) for t in ("float32", "float64", "int32", "int64")),
+    *(Workload((MB400 // np.dtype(t).itemsize,), t, quick_shape=(MB400 // 16 // np.dtype(t).itemsize,))
+      for t in ("float32", "float64", "int32", "int64")),
+    Workload((4096, 4096), "float32", axis=0, quick_shape=(1024, 1024)),
+    Workload((4096, 4096), "float32", axis=0, direction="decreasing", exclusive=True, quick_shape=(1024, 1024)),
+    Workload((4096, 4096), "float32", axis=1, quick_shape=(1024, 1024)),
+    Workload((1_000_000, 8), "float32", axis=1, quick_shape=(62_500, 8)),
+    Workload((10_000_000,), "float32", quick_shape=(625_000,)),
+    Workload((10_000_000,), "float32", direction="decreasing", exclusive=True, quick_shape=(625_000,)),
+    Workload((10_000_000,), "float64", op="cumprod", quick_shape=(625_000,), note=" values ~1"),
+    Workload((2048, 2048), "float16", axis=1, quick_shape=(512, 512)),
+    Workload((10_000_000,), "float32", step=2, quick_shape=(625_000,)),
+    Workload((16,), "float32"),
+    # The compensated scan, against the plain rows above of the same shape.
+    *(Workload((KIB64 // np.dtype(t).itemsize,), t, compensated=True) for t in ("float32", "float64")),
+    *(Workload((MB400 // np.dtype(t).itemsize,), t, quick_shape=(MB400 // 16 // np.dtype(t).itemsize,),
+               compensated=True) for t in ("float32", "float64")),
+    Workload((4096, 4096), "float32", axis=0, quick_shape=(1024, 1024), compensated=True),
+    Workload((1_000_000, 8), "float32", axis=1, quick_shape=(62_500, 8), compensated=True),
+    Workload((10_000_000,), "float32", direction="decreasing", exclusive=True, quick_shape=(625_000,),
+             compensated=True),
+    Workload((2048, 2048), "float16", axis=1, quick_shape=(512, 512), compensated=True),
+]
+
+
+def human(n: int) -> str:
+    """An element count, in millions from one million on.
+
+    >>> human(65536), human(10_000_000)
+    ('65536', '10M')
+    """
+    return f"{n / 1e6:.4g}M" if n >= 1_000_000 else str(n)
+
+
+def make_input(w: Workload, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
+    """Small integer values (floats too), so every partial sum is exact in any summation order and the
+    correctness check cannot be fooled by rounding; the speed of a scan does not depend on the values.
+    cumprod gets 1 + 1e-9 * randn so the products stay near 1."""
+    rng = np.random.default_rng(0)
+    full = (shape[0] * w.step,) + shape[1:]
+    x: np.ndarray[Any, Any]
+    if w.op == "cumprod":
+        x = 1.0 + 1e-9 * rng.standard_normal(full)
+    else:
+        hi = 1 if w.dtype == "float16" else 2  # a float16 row of 2048 stays exact at |sum| <= 2048
+        x = rng.integers(-hi, hi + 1, size=full, dtype=np.int8)
+    x = x.astype(w.dtype)
+    return x[:: w.step] if w.step > 1 else x
+
+
+def empty_output(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """A C-contiguous array of x's shape and dtype whose first byte lies HALF_PAGE bytes (mod PAGE) after x's.
+
+    >>> x = np.zeros((3, 5), np.float32)
+    >>> out = empty_output(x)
+    >>> (out.shape, out.dtype, out.flags.c_contiguous, out.flags.aligned)
+    ((3, 5), dtype('float32'), True, True)
+    >>> (out.ctypes.data - x.ctypes.data) % PAGE
+    2048
+    """
+    nbytes = x.size * x.itemsize
+    raw = np.empty(nbytes + PAGE, np.uint8)
+    start = (x.ctypes.data + HALF_PAGE - raw.ctypes.data) % PAGE
+    out: np.ndarray[Any, Any] = raw[start : start + nbytes].view(x.dtype).reshape(x.shape)
+    return out
+
+
+def along(ndim: int, axis: int, sl: slice) -> tuple[slice, ...]:
+    return tuple(sl if d == axis else slice(None) for d in range(ndim))
+
+
+def numpy_scan(w: Workload, x: np.ndarray[Any, Any], out: np.ndarray[Any, Any], tmp: np.ndarray[Any, Any]) -> None:
+    """NumPy as users write it, with the output dtype pinned (np.cumsum would widen int32 to int64).
+    Decreasing + exclusive: flip the input (a view), scan into a scratch buffer, then copy it back flipped
+    and shifted by one, with the identity at the end: the extra pass is what NumPy users pay."""
+    scan: Callable[..., Any] = np.cumsum if w.op == "cumsum" else np.cumprod
+    if w.direction == "increasing" and not w.exclusive:
+        scan(x, axis=w.axis, dtype=out.dtype, out=out)
+        return
+    if w.direction != "decreasing" or not w.exclusive:
+        raise NotImplementedError("only the workloads' flag combinations are wired up")
+    scan(np.flip(x, w.axis), axis=w.axis, dtype=out.dtype, out=tmp)
+    out[along(x.ndim, w.axis, slice(None, -1))] = np.flip(tmp, w.axis)[along(x.ndim, w.axis, slice(1, None))]
+    out[along(x.ndim, w.axis, slice(-1, None))] = 0 if w.op == "cumsum" else 1
+
+
+def torch_scan_fn(torch: Any, w: Workload, x: np.ndarray[Any, Any], out: np.ndarray[Any, Any],
+                  tmp: np.ndarray[Any, Any]) -> Callable[[], object]:
+    """The same recipe as numpy_scan in PyTorch (torch.flip copies: that is what users get)."""
+    tx, tout, ttmp = torch.from_numpy(x), torch.from_numpy(out), torch.from_numpy(tmp)
+    scan = torch.cumsum if w.op == "cumsum" else torch.cumprod
+    d, n, dt = w.axis, x.shape[w.axis], tout.dtype
+    if w.direction == "increasing" and not w.exclusive:
+        return lambda: scan(tx, d, dtype=dt, out=tout)
+    if w.direction != "decreasing" or not w.exclusive:
+        raise NotImplementedError("only the workloads' flag combinations are wired up")
+
+    def dec_excl() -> None:
+        scan(torch.flip(tx, [d]), d, dtype=dt, out=ttmp)
+        tout.narrow(d, 0, n - 1).copy_(torch.flip(ttmp.narrow(d, 0, n - 1), [d]))
+        tout.narrow(d, n - 1, 1).fill_(0 if w.op == "cumsum" else 1)
+
+    return dec_excl
+
+
+def reference(w: Workload, x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    wide = np.float64 if np.dtype(w.dtype).kind == "f" else np.int64
+    xw = x.astype(wide)
+    ref = np.empty_like(xw)
+    numpy_scan(w, xw, ref, np.empty_like(xw))
+    return ref.astype(w.dtype)
+
+
+def matches(res: np.ndarray[Any, Any], ref: np.ndarray[Any, Any]) -> bool:
+    if res.dtype.kind in "iu":
+        return bool(np.array_equal(res, ref))
+    rtol = {"float16": 1e-2, "float32": 1e-4, "float64": 1e-7}[res.dtype.name]
+    return bool(np.allclose(res.astype(np.float64), ref.astype(np.float64), rtol=rtol, atol=rtol))
