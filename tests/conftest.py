@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
+import simdscan
+
 # make the NumPy-only oracle (tests/reference.py) importable whatever the
 # import mode pytest runs in
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -44,3 +46,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 def rng(request):
     """A NumPy generator seeded from the test's node id (deterministic)."""
     return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
+
+
+@pytest.fixture
+def restore_thread_count():
+    """Tests that change the thread count put it back afterwards."""
+    saved = simdscan.get_num_threads()
+    yield saved
+    simdscan.set_num_threads(saved)

@@ -1,4 +1,4 @@
-"""Parameter lists shared by several test files (reference.py stays free of simdscan)."""
+"""Parameter lists shared by several test files, and the call that takes them (reference.py stays free of simdscan)."""
 
 import simdscan
 
@@ -9,3 +9,12 @@ DIRECTIONS = [
     (simdscan.Direction.INCREASING, False),
     (simdscan.Direction.DECREASING, True),
 ]
+
+VARIANTS = ((False, False), (True, False), (False, True), (True, True))  # (decreasing, exclusive)
+
+
+def scan(op, a, axis, decreasing, exclusive):
+    """simdscan.<op> in one of the VARIANTS."""
+    return getattr(simdscan, op)(
+        a, axis=axis, direction="decreasing" if decreasing else "increasing", exclusive=exclusive
+    )

@@ -31,9 +31,11 @@ sign).
 from __future__ import annotations
 
 import math
-import zlib
+from typing import NamedTuple
 
 import numpy as np
+
+from compare import check_real, mismatch_report
 
 try:  # NumPy >= 2.0
     from numpy.lib.array_utils import normalize_axis_index
@@ -214,53 +216,6 @@ def expected(op, a, axis=None, decreasing=False, exclusive=False, dtype=None):
     return Expected(op, rdt, value, tol)
 
 
-def _fmt_mismatch(idx, got, want, tol=None):
-    lines = []
-    for k, i in enumerate(zip(*idx)):
-        if k == 8:
-            lines.append(f"    ... ({len(idx[0])} mismatching elements in all)")
-            break
-        i = tuple(int(v) for v in i)
-        s = f"    at {i}: got {got[i].item()!r}, expected {want[i].item()!r}"
-        if tol is not None:
-            s += f" (tolerance {tol[i].item()!r})"
-        lines.append(s)
-    return "\n".join(lines)
-
-
-def _check_real(label, got_w, want, tol, half_ulp_f16, msg):
-    """got_w, want: float64 arrays of one shape; tol: float64 array."""
-    problems = []
-    gnan, wnan = np.isnan(got_w), np.isnan(want)
-    if not np.array_equal(gnan, wnan):
-        problems.append(
-            f"{label}NaN positions differ:\n"
-            + _fmt_mismatch(np.nonzero(gnan != wnan), got_w, want)
-        )
-    winf = np.isinf(want)
-    bad_inf = (np.isinf(got_w) != winf) | (winf & (got_w != want))
-    if bad_inf.any():
-        problems.append(
-            f"{label}infinities differ:\n"
-            + _fmt_mismatch(np.nonzero(bad_inf), got_w, want)
-        )
-    fin = np.isfinite(want)
-    with np.errstate(all="ignore"):
-        t = np.array(tol, dtype=np.float64, copy=True)
-        if half_ulp_f16:
-            big = np.maximum(np.abs(got_w), np.abs(want))
-            t = t + 0.5 * np.spacing(big.astype(np.float16)).astype(np.float64)
-        err = np.abs(got_w - want)
-        bad = fin & ~(err <= t)
-    if bad.any():
-        problems.append(
-            f"{label}outside the rounding-error bound:\n"
-            + _fmt_mismatch(np.nonzero(bad), got_w, want, t)
-        )
-    if problems:
-        raise AssertionError(msg + "\n" + "\n".join(problems))
-
-
 def check_values(got, exp: Expected, msg=""):
     """Compare the values of ``got`` (any layout / byte order) with ``exp``."""
     got = np.asarray(got)
@@ -272,7 +227,7 @@ def check_values(got, exp: Expected, msg=""):
         if not np.array_equal(g, exp.value):
             raise AssertionError(
                 f"{msg}\nvalues differ ({rdt}):\n"
-                + _fmt_mismatch(np.nonzero(g != exp.value), g, exp.value)
+                + mismatch_report(np.nonzero(g != exp.value), g, exp.value)
             )
         return
     f16 = rdt == np.float16
@@ -280,8 +235,8 @@ def check_values(got, exp: Expected, msg=""):
         gw = got.astype(np.complex128)
         if exp.op == "cumsum":
             tr, ti = exp.tol
-            _check_real("real part: ", gw.real, exp.value.real, tr, False, msg)
-            _check_real("imag part: ", gw.imag, exp.value.imag, ti, False, msg)
+            check_real("real part: ", gw.real, exp.value.real, tr, False, msg)
+            check_real("imag part: ", gw.imag, exp.value.imag, ti, False, msg)
         else:
             with np.errstate(all="ignore"):
                 err = np.abs(gw - exp.value)
@@ -289,10 +244,10 @@ def check_values(got, exp: Expected, msg=""):
             if bad.any():
                 raise AssertionError(
                     f"{msg}\ncomplex product outside the rounding-error bound:\n"
-                    + _fmt_mismatch(np.nonzero(bad), gw, exp.value, exp.tol)
+                    + mismatch_report(np.nonzero(bad), gw, exp.value, exp.tol)
                 )
         return
-    _check_real("", got.astype(np.float64), exp.value, exp.tol, f16, msg)
+    check_real("", got.astype(np.float64), exp.value, exp.tol, f16, msg)
 
 
 def check_scan(got, op, a, axis=None, decreasing=False, exclusive=False, dtype=None, msg=""):
@@ -310,53 +265,9 @@ def check_scan(got, op, a, axis=None, decreasing=False, exclusive=False, dtype=N
 
 
 # --------------------------------------------------------------------------
-# data and layouts
+# layouts, and the paths of the core they lead to
 # --------------------------------------------------------------------------
-def seed_of(*parts) -> int:
-    """A stable seed derived from test parameters."""
-    return zlib.crc32(repr(parts).encode())
-
-
-# --------------------------------------------------------------------------
-# --------------------------------------------------------------------------
-def make_data(rng, shape, dtype, op, line=None):
-    """Deterministic test data of ``shape`` and ``dtype`` for ``op``.
-
-    Integers are small (-3..3, 0..3 unsigned, 0/1 bool).  Float sums use
-    values in [-3, 3]; float products use magnitudes 2**t with random sign,
-    t in [-s, s], s = min(1, 4/sqrt(line)) so long lines neither overflow nor
-    underflow (float16 included).  ``line`` defaults to the total size."""
-    dtype = np.dtype(dtype)
-    size = int(np.prod(shape, dtype=np.int64))
-    if line is None:
-        line = max(size, 1)
-    if dtype == np.bool_:
-        return rng.integers(0, 2, size=shape).astype(bool)
-    if dtype.kind == "u":
-        return rng.integers(0, 4, size=shape).astype(dtype)
-    if dtype.kind == "i":
-        return rng.integers(-3, 4, size=shape).astype(dtype)
-
-    def real(n_shape):
-        if op == "cumsum":
-            return rng.uniform(-3.0, 3.0, size=n_shape)
-        s = min(1.0, 4.0 / math.sqrt(line))
-        mag = np.exp2(rng.uniform(-s, s, size=n_shape))
-        sign = np.where(rng.integers(0, 2, size=n_shape) == 1, -1.0, 1.0)
-        return mag * sign
-
-    if dtype.kind == "c":
-        if op == "cumsum":
-            v = real(shape) + 1j * real(shape)
-        else:
-            s = min(1.0, 4.0 / math.sqrt(line))
-            mag = np.exp2(rng.uniform(-s, s, size=shape))
-            v = mag * np.exp(1j * rng.uniform(-np.pi, np.pi, size=shape))
-        return v.astype(dtype)
-    return real(shape).astype(dtype)
-
-
-LAYOUTS = (
+LAYOUTS = (  # swept by the tests of every layout
     "C",
     "fortran",
     "reversed",
@@ -366,6 +277,17 @@ LAYOUTS = (
     "byteswapped",
     "readonly",
 )
+# Also made by apply_layout, for PATHS: "stepped-unpadded" (the row pitch an even multiple of the row, as a
+# view of every other element of a bigger array has) and "stepped-by-3".
+
+
+def _every(base, step, pad):
+    """base's values at every ``step``-th element, along each axis, of a zero array ``step`` times as large
+    plus ``pad``."""
+    big = np.zeros(tuple(step * s + pad for s in base.shape), dtype=base.dtype)
+    view = big[tuple(slice(0, step * s, step) for s in base.shape)]
+    view[...] = base
+    return view
 
 
 def apply_layout(base, layout):
@@ -384,9 +306,11 @@ def apply_layout(base, layout):
         rev = (slice(None, None, -1),) * nd
         return np.ascontiguousarray(base[rev])[rev]
     if layout == "stepped":
-        big = np.zeros(tuple(2 * s + 1 for s in base.shape), dtype=base.dtype)
-        big[tuple(slice(0, 2 * s, 2) for s in base.shape)] = base
-        return big[tuple(slice(0, 2 * s, 2) for s in base.shape)]
+        return _every(base, 2, 1)
+    if layout == "stepped-unpadded":
+        return _every(base, 2, 0)
+    if layout == "stepped-by-3":
+        return _every(base, 3, 0)
     if layout == "transposed":
         perm = tuple(np.roll(np.arange(nd), 1).tolist())
         inv = tuple(np.argsort(perm).tolist())
@@ -406,6 +330,57 @@ def apply_layout(base, layout):
     raise AssertionError(f"unknown layout {layout!r}")
 
 
+class Path(NamedTuple):
+    """A shape, scan axis and layout that send a scan down one path of the core."""
+
+    name: str
+    shape: tuple
+    axis: int
+    layout: str
+
+    def build(self, values):
+        """``(array, axis)``: ``values(shape)`` laid out as this path's layout."""
+        return apply_layout(values(self.shape), self.layout), self.axis
+
+
+PATHS = {  # by purpose: the sizes each purpose needs
+    "exact": (  # one per path of the core, small enough for an exact reference
+        Path("line-chunked", (150_000,), 0, "C"),  # longer than a chunk: later chunks carry a base
+        Path("line-strided", (20_000,), 0, "stepped"),  # buffered lines
+        Path("line-byteswapped", (20_000,), 0, "byteswapped"),
+        Path("rows-packed", (1024, 8), 1, "C"),  # several rows per register
+        Path("rows-pairs", (2048, 2), 1, "C"),
+        Path("rows-odd", (300, 37), 1, "C"),
+        Path("outer", (2000, 40), 0, "C"),  # whole rows, states kept in a carry row
+        Path("outer-fortran", (40, 2000), 1, "fortran"),
+        Path("outer-strided", (2000, 40), 0, "stepped-unpadded"),  # outer through staging
+        Path("outer-byteswapped", (2000, 40), 0, "byteswapped"),
+        Path("middle-axis", (20, 300, 12), 1, "transposed"),
+    ),
+    "threaded": (  # over 1 MiB in 4-byte types: every way the thread pool splits a scan
+        Path("long_line", (2_000_003,), 0, "C"),  # several 256 KiB chunks and a partial tail chunk
+        Path("few_long_lines", (3, 500_001), 1, "C"),  # lines in parallel, or chunks when threads > 3
+        Path("many_lines", (2000, 700), 1, "C"),  # many lines shorter than a chunk
+        Path("outer_wide", (24, 80_000), 0, "C"),  # rows wider than one column tile: tiles across threads
+        Path("outer_blocks", (4, 200, 2000), 1, "C"),  # outer blocks across threads
+        Path("strided", (1_200_007,), 0, "stepped-by-3"),  # the buffered (gather / scatter) path, chunked
+    ),
+    "kernels": (  # every kernel path, small: a long line is 2+ chunks for 1-byte types
+        Path("long", (300_007,), 0, "C"),
+        Path("rows8", (2000, 8), 1, "C"),  # packed short rows
+        Path("rows37", (500, 37), 1, "C"),
+        Path("outer", (37, 500), 0, "C"),
+        Path("strided", (150_004,), 0, "stepped"),
+        Path("byteswapped", (5000,), 0, "byteswapped"),
+    ),
+    "seconds-long": (  # 50 million float32 in one scan: long enough to watch another thread run meanwhile
+        Path("line", (50_000_000,), 0, "C"),
+        Path("outer", (5000, 10_000), 0, "C"),
+        Path("strided", (25_000_000,), 0, "stepped"),
+    ),
+}
+
+
 def snapshot(a):
     """Bytes and metadata of ``a`` (logical C order) to prove it unchanged."""
     a = np.asarray(a)
@@ -416,79 +391,3 @@ def assert_unchanged(a, snap, what="input"):
     now = snapshot(a)
     if now != snap:
         raise AssertionError(f"the {what} was modified")
-
-
-# --------------------------------------------------------------------------
-# exact prefixes, for the compensated scan's bound
-# --------------------------------------------------------------------------
-UNIT_ROUNDOFF_BITS = {"e": 11, "f": 24, "d": 53}  # u = 2**-bits, by the (real) result dtype's char
-
-
-def _exact_ints(arrays):
-    """Finite float arrays as exact Python ints (object arrays) on one common scale 2**-shift."""
-    parts = []
-    for a in arrays:
-        m, e = np.frexp(np.asarray(a, dtype=np.float64))
-        parts.append(((m * 2.0**53).astype(np.int64), e.astype(np.int64) - 53))
-    low = min(int(e.min()) for _, e in parts if e.size)
-    return [
-        np.array([int(v) << int(s) for v, s in zip(m.ravel().tolist(), (e - low).ravel().tolist())],
-                 dtype=object).reshape(m.shape)
-        for m, e in parts
-    ]
-
-
-def _scan_order(x, axis, decreasing, exclusive):
-    """The exact (object-int) scan of x along axis, and each output's number of terms."""
-    x = np.moveaxis(x, axis, -1)
-    if decreasing:
-        x = x[..., ::-1]
-    s = np.cumsum(x, axis=-1)
-    terms = np.arange(1, x.shape[-1] + 1, dtype=np.int64)
-    if exclusive:
-        s = np.concatenate([np.zeros(s.shape[:-1] + (1,), dtype=object), s[..., :-1]], axis=-1)
-        terms = terms - 1
-    if decreasing:
-        s = s[..., ::-1]
-        terms = terms[::-1]
-    return np.moveaxis(s, -1, axis), np.moveaxis(np.broadcast_to(terms, s.shape), -1, axis)
-
-
-def check_compensated(got, a, axis, decreasing=False, exclusive=False, msg=""):
-    """Every output of a compensated sum within 2u*sum|x_j| + 4*m*u**2*sum|x_j| of the exact prefix.
-
-    Exact arithmetic on Python ints: u is the result dtype's unit roundoff, m the output's number of terms;
-    complex parts are checked as the two real sums they are. ``a`` must be finite."""
-    got = np.asarray(got)
-    a = np.asarray(a).astype(got.dtype)
-    bits = UNIT_ROUNDOFF_BITS[got.real.dtype.char]
-    pairs = [(got.real, a.real), (got.imag, a.imag)] if got.dtype.kind == "c" else [(got, a)]
-    for part, (g, x) in zip(("real", "imag"), pairs):
-        g_int, x_int = _exact_ints([g, x])
-        exact, terms = _scan_order(x_int, axis, decreasing, exclusive)
-        total_abs, _ = _scan_order(np.abs(x_int), axis, decreasing, exclusive)
-        err = np.abs(g_int - exact)
-        allowed = total_abs * (2 * (1 << bits) + 4 * terms.astype(object))
-        ok = err * (1 << (2 * bits)) <= allowed
-        if not np.all(ok):
-            idx = np.argwhere(~ok.astype(bool))[0]
-            i = tuple(idx.tolist())
-            raise AssertionError(
-                f"{msg} {part} part at {i}: error {float(err[i]) / float(total_abs[i] or 1):.3g} * sum|x| "
-                f"exceeds the compensated bound (u = 2**-{bits}, m = {terms[i]}); "
-                f"{np.count_nonzero(~ok.astype(bool))} outputs out of bound"
-            )
-
-
-def spread_values(rng, shape, dtype):
-    """Finite values over a few binades, three in four positive: sums that drift (so a plain scan's error grows
-    with the length) and cancel in places."""
-    real = np.dtype(dtype).type(0).real.dtype
-    span = (-8, -3) if real == np.float16 else (-3, 3)  # float16 sums of 10**5 terms stay below 65504
-
-    def part():
-        sign = np.where(rng.random(shape) < 0.75, 1.0, -1.0)
-        return sign * rng.uniform(0.5, 1.0, shape) * np.exp2(rng.integers(*span, size=shape))
-
-    v = part() + 1j * part() if np.dtype(dtype).kind == "c" else part()
-    return v.astype(dtype)

@@ -3,62 +3,31 @@
 The reference is exact (Python integers, tests/reference.py); the data spread over 40 binades with random
 signs, so that the plain scan's error grows with the length of the axis and the compensated one must not."""
 
-import itertools
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
 import simdscan
-from reference import check_compensated, check_scan, spread_values
+from data import spread_values
+from exact_sums import as_exact_ints, check_compensated, exact_scale
+from reference import PATHS, check_scan, directional
 
 pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
 
 FLOATS = [np.float16, np.float32, np.float64, np.complex64, np.complex128]
-
-# (name, shape, axis, how the array is laid out): one per path of the core.
-LAYOUTS = [
-    ("line-chunked", (150_000,), 0, "C"),  # longer than a chunk: later chunks carry a base
-    ("line-strided", (20_000,), 0, "stepped"),  # buffered lines
-    ("line-byteswapped", (20_000,), 0, "byteswapped"),
-    ("rows-packed", (1024, 8), 1, "C"),  # several rows per register
-    ("rows-pairs", (2048, 2), 1, "C"),
-    ("rows-odd", (300, 37), 1, "C"),
-    ("outer", (2000, 40), 0, "C"),  # whole rows, states kept in a carry row
-    ("outer-fortran", (40, 2000), 1, "F"),
-    ("outer-strided", (2000, 40), 0, "stepped"),  # outer through staging
-    ("outer-byteswapped", (2000, 40), 0, "byteswapped"),
-    ("middle-axis", (20, 300, 12), 1, "transposed"),
-]
-
-
-def _laid_out(base, layout):
-    if layout == "C":
-        return base.copy()
-    if layout == "F":
-        return np.asfortranarray(base)
-    if layout == "stepped":
-        big = np.zeros(tuple(2 * s for s in base.shape), dtype=base.dtype)
-        view = big[tuple(slice(0, None, 2) for _ in base.shape)]
-        view[...] = base
-        return view
-    if layout == "byteswapped":
-        return base.astype(base.dtype.newbyteorder("S"))
-    if layout == "transposed":
-        return np.ascontiguousarray(base.transpose(2, 0, 1)).transpose(1, 2, 0)
-    raise AssertionError(layout)
+EXACT_PATHS = PATHS["exact"]
 
 
 @pytest.mark.parametrize("exclusive", [False, True])
 @pytest.mark.parametrize("direction", ["increasing", "decreasing"])
 @pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("name,shape,axis,layout", LAYOUTS, ids=[c[0] for c in LAYOUTS])
-def test_within_compensated_bound(rng, name, shape, axis, layout, dtype, direction, exclusive):
-    base = spread_values(rng, shape, dtype)
-    a = _laid_out(base, layout)
+@pytest.mark.parametrize("path", EXACT_PATHS, ids=[path.name for path in EXACT_PATHS])
+def test_within_compensated_bound(rng, path, dtype, direction, exclusive):
+    a, axis = path.build(lambda shape: spread_values(rng, shape, dtype))
     got = simdscan.cumsum(a, axis, direction=direction, exclusive=exclusive, compensated=True)
-    assert got.dtype == np.dtype(dtype) and got.shape == shape
-    check_compensated(got, base, axis, direction == "decreasing", exclusive, msg=name)
+    assert got.dtype == np.dtype(dtype) and got.shape == path.shape
+    check_compensated(got, a, axis, direction == "decreasing", exclusive, msg=path.name)
 
 
 @pytest.mark.parametrize("exclusive", [False, True])
@@ -128,43 +97,16 @@ def test_hundred_times_more_accurate_than_numpy(dtype):
     x = np.random.default_rng(7).standard_normal(10**7).astype(dtype)
     got = simdscan.cumsum(x, compensated=True)
     ref = np.cumsum(x)
-    # One scale for all: 2**low is below the least bit of every value involved.
-    low = min(int(np.frexp(v.astype(np.float64))[1].min()) for v in (x, got, ref)) - 53
+    low = exact_scale((x, got, ref))  # one scale for all: 2**low is below the least bit of every value involved
     worst_got = worst_ref = carry = 0
     for start in range(0, x.size, 10**6):  # exact prefixes in slices, to bound the memory of Python ints
-        part = np.concatenate([v[start : start + 10**6] for v in (x, got, ref)]).astype(np.float64)
-        m, e = np.frexp(part)
-        ints = np.array(
-            [int(v) << int(s) for v, s in zip((m * 2.0**53).astype(np.int64).tolist(), (e - 53 - low).tolist())],
-            dtype=object,
-        )
-        xs, gs, rs = np.split(ints, 3)
+        part = np.concatenate([v[start : start + 10**6] for v in (x, got, ref)])
+        xs, gs, rs = np.split(as_exact_ints(part, low), 3)
         exact = np.cumsum(np.concatenate([[carry], xs]))[1:]
         carry = exact[-1]
         worst_got = max(worst_got, np.max(np.abs(gs - exact)))
         worst_ref = max(worst_ref, np.max(np.abs(rs - exact)))
     assert worst_got * 100 <= worst_ref, (worst_got / worst_ref)
-
-
-def _double_precision_scan(a, decreasing, exclusive):
-    """The scan in float64 / complex128, rounded once to a's dtype: NumPy only."""
-    wide = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
-    if decreasing:
-        wide = wide[::-1]
-    with np.errstate(all="ignore"):
-        s = np.cumsum(wide)
-        if exclusive:
-            s = np.concatenate([[0], s[:-1]])
-        return (s[::-1] if decreasing else s).astype(a.dtype)
-
-
-def _exact_prefixes(line, decreasing, exclusive):
-    """Each output's exact sum, as a Fraction (the values are finite)."""
-    terms = [Fraction(v) for v in (line[::-1] if decreasing else line)]
-    sums = list(itertools.accumulate(terms))
-    if exclusive:
-        sums = [Fraction(0)] + sums[:-1]
-    return sums[::-1] if decreasing else sums
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
@@ -177,29 +119,34 @@ def test_special_values(dtype):
     exact sum everywhere else."""
     real = np.dtype(dtype).type(0).real.dtype
     big = np.finfo(real).max
-    order_free = [
+    order_free = (
         [-0.0] * 37,
         [1.0, np.inf, 2.0] * 13,
         [1.0, np.inf, -np.inf, 1.0] * 9,
         [1.0, np.nan, 2.0] * 13,
-    ]
-    overflowing = [
+    )
+    overflowing = (
         [big, big, -big, -big / 2] * 9,  # partial sums exact in double precision
         [-big, -big, big / 4] * 13,
-    ]
-    for line in order_free + overflowing:
+    )
+    lines = [(line, "order-free") for line in order_free] + [(line, "overflowing") for line in overflowing]
+    wide = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
+    for line, kind in lines:
         a = np.array(line, dtype=dtype)
         for direction in ("increasing", "decreasing"):
+            decreasing = direction == "decreasing"
             for exclusive in (False, True):
                 got = simdscan.cumsum(a, direction=direction, exclusive=exclusive, compensated=True)
-                if line in order_free:
+                if kind == "order-free":
                     want = simdscan.cumsum(a, direction=direction, exclusive=exclusive)
-                elif real != np.float64:
-                    want = _double_precision_scan(a, direction == "decreasing", exclusive)
+                elif real != np.float64:  # NumPy's scan in double precision, rounded once
+                    with np.errstate(all="ignore"):
+                        want = directional(np.cumsum, a.astype(wide), 0, decreasing, exclusive, 0).astype(dtype)
                 else:
-                    exact = _exact_prefixes(line, direction == "decreasing", exclusive)
+                    fractions = np.array([Fraction(v) for v in line], dtype=object)
+                    exact = directional(np.cumsum, fractions, 0, decreasing, exclusive, Fraction(0))
                     finite = np.isfinite(got)
-                    assert finite[-1 if direction == "decreasing" else 0], got  # one term, or none
+                    assert finite[-1 if decreasing else 0], got  # one term, or none
                     in_range = [abs(e) <= Fraction(big) for e in exact]
                     assert not np.any(finite & ~np.array(in_range)), got
                     want = np.array([float(e) if f else g for e, f, g in zip(exact, finite, got.real)], dtype=dtype)

@@ -19,7 +19,9 @@ from numpy.exceptions import AxisError
 
 import simdscan
 import simdscan.dask as sdask
-from reference import DEFAULT_INT, OPS, check_compensated, check_scan, make_data, seed_of, spread_values
+from data import make_data, seed_of, spread_values
+from exact_sums import check_compensated
+from reference import DEFAULT_INT, OPS, check_scan
 
 DTYPES = ["float32", "float64", "int8", "int64", "uint16", "complex64", "float16", "bool"]
 DIRECTIONS = ["increasing", "decreasing"]

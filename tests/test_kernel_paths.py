@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import simdscan
-from reference import check_scan, make_data
+from data import make_data
+from reference import check_scan
 
 pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
 

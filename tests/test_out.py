@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import simdscan
+from data import make_data, seed_of
 from reference import (
     OPS,
     apply_layout,
@@ -12,9 +13,7 @@ from reference import (
     check_scan,
     expected,
     check_values,
-    make_data,
     result_dtype,
-    seed_of,
     snapshot,
 )
 from params import DIRECTIONS

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import simdscan
+from data import make_data, seed_of
 from reference import (
     DEFAULT_INT,
     FLOAT_DTYPES,
@@ -22,8 +23,6 @@ from reference import (
     check_scan,
     expected,
     check_values,
-    make_data,
-    seed_of,
     snapshot,
 )
 from params import DIRECTIONS

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import simdscan
+from data import make_data, seed_of
 from reference import (
     LAYOUTS,
     OPS,
@@ -17,8 +18,6 @@ from reference import (
     apply_layout,
     assert_unchanged,
     check_scan,
-    make_data,
-    seed_of,
     snapshot,
 )
 from params import DIRECTIONS
