@@ -3,7 +3,8 @@
 # machine that has everything changes nothing and touches no network.
 #   - a C++ compiler and make, Python's venv and headers when the interpreter lacks them;
 #   - libxsimd-dev (Debian 12: xsimd 8.1.0), the system xsimd of CI's "installed xsimd" build;
-#   - clang, for CI's Clang build; g++-aarch64-linux-gnu and qemu-user, for the arm64 (NEON) core check.
+#   - clang, for CI's Clang build; g++-aarch64-linux-gnu and qemu-user, for the arm64 (NEON) core check;
+#     g++-mingw-w64-x86-64-posix, for the Windows core check.
 # The newer xsimd that CI also builds against comes with the `pythran` package from PyPI (pyproject.toml).
 set -euo pipefail
 
@@ -14,7 +15,7 @@ APT=("${SUDO[@]}" apt-get -q -o Dpkg::Use-Pty=0 -o DPkg::Lock::Timeout=300)
 
 installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
 
-wanted=(g++ make libxsimd-dev clang g++-aarch64-linux-gnu qemu-user)
+wanted=(g++ make libxsimd-dev clang g++-aarch64-linux-gnu qemu-user g++-mingw-w64-x86-64-posix)
 # python3 may be a pyenv or other non-Debian build; ask Debian for venv/pip/headers only if it lacks them.
 python3 -c 'import ensurepip, venv' 2>/dev/null || wanted+=(python3-venv)
 python3 -m pip --version >/dev/null 2>&1 || wanted+=(python3-pip)
