@@ -1,6 +1,7 @@
 // A Python-free check of the core, for targets CI can only emulate (arm64 under qemu-user): every path (long and
 // short lines, outer axis, both directions, exclusive) against a sequential reference, integers exactly; compensated
-// float sums within their bound of 2u * sum|x| (the values are positive) against a long double reference.
+// float sums within their bound of 2u * sum|x| (the values are positive) against a long double reference; and the
+// path that choose_path picks for a few layouts.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -9,11 +10,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "simdscan/plan.hpp"
 #include "simdscan/scan.hpp"
 
 using simdscan::AxisDirection;
 using simdscan::CumulativeOperator;
 using simdscan::DataType;
+using simdscan::detail::Path;
 
 template <class T>
 long mismatches(DataType type, CumulativeOperator op, std::ptrdiff_t rows, std::ptrdiff_t cols, std::size_t axis,
@@ -67,8 +70,51 @@ long mismatches(DataType type, CumulativeOperator op, std::ptrdiff_t rows, std::
     return bad;
 }
 
-int main() {
+// The path a job over `type` elements of the buffer `data` takes (byte_swapped: both views).
+Path path_of(DataType type, void* data, std::vector<std::ptrdiff_t> sizes, std::vector<std::ptrdiff_t> strides,
+             std::size_t axis, bool byte_swapped = false) {
+    simdscan::CumulativeOperatorDesc desc;
+    desc.input = {data, type, sizes, strides, byte_swapped};
+    desc.output = desc.input;
+    desc.axis = axis;
+    return simdscan::detail::choose_path(simdscan::detail::make_plan(desc));
+}
+
+long wrong_paths() {
+    std::vector<double> data(64 * 64);  // aligned for every element type
+    const std::ptrdiff_t f = sizeof(float);
+    const struct {
+        Path path;
+        DataType type;
+        std::vector<std::ptrdiff_t> sizes, strides;
+        std::size_t axis;
+        bool byte_swapped;
+    } cases[] = {
+        {Path::direct, DataType::float32, {64, 64}, {64 * f, f}, 1, false},           // contiguous scan axis
+        {Path::direct, DataType::float32, {64, 64}, {64 * f, -f}, 1, false},          // ... walked backwards
+        {Path::outer, DataType::float32, {64, 64}, {64 * f, f}, 0, false},            // contiguous other axis
+        {Path::outer_buffered, DataType::float32, {64, 64}, {64 * f, f}, 0, true},    // ... byte-swapped
+        {Path::outer_buffered, DataType::float16, {64, 64}, {64 * 2, 2}, 0, false},   // ... converted
+        {Path::outer_buffered, DataType::float32, {64, 32}, {64 * f, 2 * f}, 0, false},  // ... strided
+        {Path::lines_buffered, DataType::float32, {64, 4}, {4 * f, f}, 0, false},     // too few columns for rows
+        {Path::lines_buffered, DataType::float32, {64, 32}, {64 * f, 2 * f}, 1, false},  // strided scan axis
+        {Path::lines_buffered, DataType::float32, {64, 64}, {64 * f, f}, 1, true},    // byte-swapped scan axis
+        {Path::lines_buffered, DataType::float16, {64, 64}, {64 * 2, 2}, 1, false},   // float16 scan axis
+    };
     long bad = 0;
+    for (const auto& c : cases) {
+        const Path path = path_of(c.type, data.data(), c.sizes, c.strides, c.axis, c.byte_swapped);
+        if (path != c.path) {
+            std::printf("axis %zu of a %zd x %zd layout takes path %d, not %d\n", c.axis, c.sizes[0], c.sizes[1],
+                        int(path), int(c.path));
+            ++bad;
+        }
+    }
+    return bad;
+}
+
+int main() {
+    long bad = wrong_paths();
     const std::pair<std::ptrdiff_t, std::ptrdiff_t> shapes[] = {{1, 1000}, {37, 129}, {1000, 8}, {3, 70001}};
     for (auto op : {CumulativeOperator::summation, CumulativeOperator::product}) {
         for (std::size_t axis : {0, 1}) {

@@ -1,4 +1,5 @@
-#include "thread_pool.hpp"
+// Threads: the pool, how many threads a job gets, and how long lines are cut into chunks that threads share.
+#include "parallel.hpp"
 
 #include <atomic>
 #include <condition_variable>
@@ -6,6 +7,7 @@
 #include <exception>
 #include <mutex>
 #include <new>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -19,6 +21,11 @@
 namespace simdscan {
 namespace detail {
 namespace {
+
+std::atomic<std::size_t> num_threads{0};  // 0: not set yet, use every available core
+
+// Below this many bytes of input a job runs on the calling thread: waking the pool costs more than it saves.
+constexpr std::ptrdiff_t parallel_threshold_bytes = 1 << 20;
 
 class Pool {
 public:
@@ -156,5 +163,22 @@ std::size_t available_cores() {
     return count > 0 ? count : 1;
 }
 
+std::size_t threads_for(std::ptrdiff_t bytes) {
+    return bytes < parallel_threshold_bytes ? 1 : get_num_threads();
+}
+
 }  // namespace detail
+
+void set_num_threads(std::size_t n) {
+    if (n == 0) {
+        throw std::invalid_argument("the number of threads must be at least 1");
+    }
+    detail::num_threads.store(n);
+}
+
+std::size_t get_num_threads() {
+    const std::size_t n = detail::num_threads.load();
+    return n != 0 ? n : detail::available_cores();
+}
+
 }  // namespace simdscan

@@ -1,0 +1,119 @@
+// Threads: the pool, how many threads a job gets, and how long lines are cut into chunks that threads share.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "kernels.hpp"
+#include "scan.hpp"
+
+namespace simdscan {
+namespace detail {
+
+// Runs task(i) for every i in [0, count) on up to `threads` threads of a persistent pool (no OpenMP runtime to
+// ship; safe after fork(): a child starts a new pool), the caller's included, and returns when all are done. The
+// first exception a task throws is rethrown here. When the pool is busy with another caller's job, the tasks run on
+// the calling thread instead of waiting.
+void parallel_for(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& task);
+
+// The cores this process may run on.
+std::size_t available_cores();
+
+// The threads for a job reading `bytes` of input: 1 below a threshold, else get_num_threads().
+std::size_t threads_for(std::ptrdiff_t bytes);
+
+// Splits [0, total) into about `parts` contiguous ranges and runs them in parallel.
+template <class Body>
+void parallel_ranges(std::ptrdiff_t total, std::size_t threads, Body&& body) {
+    const std::ptrdiff_t parts = std::min<std::ptrdiff_t>(total, std::ptrdiff_t(threads) * 4);
+    if (threads <= 1 || parts <= 1) {
+        body(std::ptrdiff_t(0), total);
+        return;
+    }
+    parallel_for(std::size_t(parts), threads, [&](std::size_t part) {
+        body(total * std::ptrdiff_t(part) / parts, total * std::ptrdiff_t(part + 1) / parts);
+    });
+}
+
+// The chunk structure of a long line, in scan order: chunk k is [k * size, min(n, (k + 1) * size)).
+struct Chunks {
+    std::ptrdiff_t n;
+    std::ptrdiff_t size;
+    std::ptrdiff_t count() const { return (n + size - 1) / size; }
+    std::ptrdiff_t begin(std::ptrdiff_t k) const { return k * size; }
+    std::ptrdiff_t length(std::ptrdiff_t k) const { return std::min(n, (k + 1) * size) - k * size; }
+};
+
+// Scans a line of n elements chunk by chunk on the calling thread. An engine scans scan positions of a line:
+// scan(in, out, begin, length, st) in one go, or scan_local(in, local, ...) into a buffer and then
+// store_based(local, out, begin, length, base) with the earlier chunks' total in front (paths.hpp).
+template <class C, class State, class Engine>
+void scan_line_chunked(const TypedKernels<C, State>& kernels, std::ptrdiff_t n, Engine& engine, const char* in,
+                       char* out) {
+    const Chunks chunks{n, chunk_elements<C>()};
+    ScanState<State> st{kernels.neutral, kernels.neutral, false, true};
+    for (std::ptrdiff_t k = 0; k < chunks.count(); ++k) {
+        const State base_before = st.base;
+        st.local = kernels.neutral;
+        engine.scan(in, out, chunks.begin(k), chunks.length(k), st);
+        st.base = st.has_base ? kernels.apply(base_before, st.local) : st.local;
+        st.has_base = true;
+    }
+}
+
+// A buffer of n elements owned by the calling thread and kept for its life. A fresh 256 KiB allocation per call
+// would be a new mapping each time: page faults, and a TLB shootdown on every other thread when it is unmapped.
+template <class C>
+C* thread_scratch(std::ptrdiff_t n) {
+    thread_local std::vector<std::max_align_t> scratch;
+    const std::size_t words = (std::size_t(n) * sizeof(C) + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
+    if (scratch.size() < words) {
+        scratch.resize(words);
+    }
+    return reinterpret_cast<C*>(scratch.data());
+}
+
+// One line's chunks scanned by several threads in a single pass over memory (a chained scan): each thread scans
+// a chunk on its own into a cache-resident buffer, waits for the op of all earlier chunks (published by the
+// previous chunk's thread), publishes its own, then stores base op buffer. Chunks are taken in order, so the
+// oldest unpublished chunk always belongs to a running thread and the chain never deadlocks.
+template <class C, class State, class MakeEngine>
+void scan_line_parallel(const TypedKernels<C, State>& kernels, std::ptrdiff_t n, MakeEngine&& make_engine,
+                        const char* in, char* out, std::size_t threads) {
+    const Chunks chunks{n, chunk_elements<C>()};
+    const std::ptrdiff_t count = chunks.count();
+    std::vector<State> published(static_cast<std::size_t>(count));  // published[k]: the op of chunks 0..k
+    std::unique_ptr<std::atomic<bool>[]> ready(new std::atomic<bool>[std::size_t(count)]);
+    for (std::ptrdiff_t k = 0; k < count; ++k) {
+        ready[std::size_t(k)].store(false, std::memory_order_relaxed);
+    }
+    std::atomic<std::ptrdiff_t> next{0};
+    parallel_for(threads, threads, [&](std::size_t) {
+        auto engine = make_engine();
+        C* local = thread_scratch<C>(chunks.size);
+        for (std::ptrdiff_t k = next.fetch_add(1); k < count; k = next.fetch_add(1)) {
+            ScanState<State> st{kernels.neutral, kernels.neutral, false, k == 0};
+            engine.scan_local(in, local, chunks.begin(k), chunks.length(k), st);
+            const State* base = nullptr;
+            if (k == 0) {
+                published[0] = st.local;
+            } else {
+                while (!ready[std::size_t(k - 1)].load(std::memory_order_acquire)) {
+                    std::this_thread::yield();
+                }
+                base = &published[std::size_t(k - 1)];
+                published[std::size_t(k)] = kernels.apply(*base, st.local);
+            }
+            ready[std::size_t(k)].store(true, std::memory_order_release);
+            engine.store_based(local, out, chunks.begin(k), chunks.length(k), base);
+        }
+    });
+}
+
+}  // namespace detail
+}  // namespace simdscan

@@ -1,0 +1,342 @@
+// The path runners: a plan's lines handed to the kernels directly, row by row along an outer axis, or via staging.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "kernels.hpp"
+#include "parallel.hpp"
+#include "plan.hpp"
+#include "staging.hpp"
+
+namespace simdscan {
+namespace detail {
+
+// A plan with the kernels of its element type and op: stored as S, computed as C, running states of type State.
+template <class S, class C, class State>
+struct Job {
+    const Plan& plan;
+    const TypedKernels<C, State>& kernels;
+    bool exclusive;
+    const KernelTable& table;  // the float16 conversions
+};
+
+// Direct path engine: the kernels run on the arrays, in scan order given by the sign of the step.
+template <class S, class C, class State>
+struct DirectEngine {
+    const Job<S, C, State>& job;
+
+    // The memory order of scan positions [begin, begin + length) starts at scan position `first`.
+    std::ptrdiff_t first(std::ptrdiff_t begin, std::ptrdiff_t length) const {
+        return job.plan.in_step < 0 ? begin + length - 1 : begin;
+    }
+    void scan(const char* in, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<State>& st) {
+        const std::ptrdiff_t at = first(begin, length);
+        job.kernels.scan[job.plan.in_step < 0](reinterpret_cast<const C*>(in + at * job.plan.in_step),
+                                               reinterpret_cast<C*>(out + at * job.plan.out_step), length, st,
+                                               job.exclusive);
+    }
+    void scan_local(const char* in, C* local, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<State>& st) {
+        const std::ptrdiff_t at = first(begin, length);
+        job.kernels.scan[job.plan.in_step < 0](reinterpret_cast<const C*>(in + at * job.plan.in_step), local,
+                                               length, st, job.exclusive);
+    }
+    void store_based(const C* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, const State* base) {
+        C* to = reinterpret_cast<C*>(out + first(begin, length) * job.plan.out_step);
+        if (base != nullptr) {
+            job.kernels.rebase(local, to, length, *base);
+        } else {
+            std::memcpy(to, local, std::size_t(length) * sizeof(C));
+        }
+    }
+};
+
+// Buffered path engine: blocks of a line, in scan order, go through Staging and are scanned in its buffer.
+template <class S, class C, class State>
+class LineBuffers {
+public:
+    explicit LineBuffers(const Job<S, C, State>& job) : job_(job), staging_(job.plan, job.table) {}
+
+    // Scans scan positions [begin, begin + length) of the line at in/out with state st.
+    void scan(const char* in, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<State>& st) {
+        for (std::ptrdiff_t done = 0; done < length; done += block) {
+            const std::ptrdiff_t count = std::min(block, length - done);
+            job_.kernels.scan[0](load(in, begin + done, count), staging_.values(), count, st, job_.exclusive);
+            store(out, begin + done, count);
+        }
+    }
+
+    // The two halves of scan() for a chunk scanned before its base is known: the chunk on its own into `local`
+    // (scan order), then base op local stored to the output.
+    void scan_local(const char* in, C* local, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<State>& st) {
+        for (std::ptrdiff_t done = 0; done < length; done += block) {
+            const std::ptrdiff_t count = std::min(block, length - done);
+            job_.kernels.scan[0](load(in, begin + done, count), local + done, count, st, job_.exclusive);
+        }
+    }
+
+    void store_based(const C* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, const State* base) {
+        for (std::ptrdiff_t done = 0; done < length; done += block) {
+            const std::ptrdiff_t count = std::min(block, length - done);
+            if (base != nullptr) {
+                job_.kernels.rebase(local + done, staging_.values(), count, *base);
+            } else {
+                std::memcpy(staging_.values(), local + done, std::size_t(count) * sizeof(C));
+            }
+            store(out, begin + done, count);
+        }
+    }
+
+private:
+    static constexpr std::ptrdiff_t block = Staging<S, C>::block;
+
+    const C* load(const char* in, std::ptrdiff_t begin, std::ptrdiff_t count) {
+        return staging_.load(in + begin * job_.plan.in_step, job_.plan.in_step, count);
+    }
+    void store(char* out, std::ptrdiff_t begin, std::ptrdiff_t count) {
+        staging_.store(staging_.values(), out + begin * job_.plan.out_step, job_.plan.out_step, count);
+    }
+
+    const Job<S, C, State>& job_;
+    Staging<S, C> staging_;
+};
+
+template <class S, class C, class State>
+std::size_t threads_for(const Job<S, C, State>& job) {
+    return threads_for(job.plan.lines * job.plan.n * std::ptrdiff_t(sizeof(S)));
+}
+
+// Runs a per-line engine over every line: lines in parallel when there are enough, else each line's chunks.
+template <class S, class C, class State, class MakeEngine>
+void run_lines(const Job<S, C, State>& job, MakeEngine&& make_engine) {
+    const Plan& plan = job.plan;
+    const Dim inner = innermost(plan);
+    const std::size_t threads = threads_for(job);
+    if (plan.n > chunk_elements<C>() && std::ptrdiff_t(threads) > plan.lines) {
+        for_each_run(plan.others, 0, plan.lines, [&](std::ptrdiff_t in_offset, std::ptrdiff_t out_offset,
+                                                     std::ptrdiff_t count) {
+            for (std::ptrdiff_t r = 0; r < count; ++r) {
+                scan_line_parallel(job.kernels, plan.n, make_engine, plan.in + in_offset + r * inner.in_stride,
+                                   plan.out + out_offset + r * inner.out_stride, threads);
+            }
+        });
+        return;
+    }
+    parallel_ranges(plan.lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+        auto engine = make_engine();
+        for_each_run(plan.others, begin, end, [&](std::ptrdiff_t in_offset, std::ptrdiff_t out_offset,
+                                                  std::ptrdiff_t count) {
+            for (std::ptrdiff_t r = 0; r < count; ++r) {
+                scan_line_chunked(job.kernels, plan.n, engine, plan.in + in_offset + r * inner.in_stride,
+                                  plan.out + out_offset + r * inner.out_stride);
+            }
+        });
+    });
+}
+
+template <class S, class C, class State>
+void run_direct(const Job<S, C, State>& job) {
+    const Plan& plan = job.plan;
+    if (plan.n > chunk_elements<C>()) {
+        run_lines(job, [&] { return DirectEngine<S, C, State>{job}; });
+        return;
+    }
+    // Short lines: whole runs of rows per kernel call.
+    const bool reverse = plan.in_step < 0;
+    const std::ptrdiff_t first = reverse ? plan.n - 1 : 0;
+    const Dim inner = innermost(plan);
+    parallel_ranges(plan.lines, threads_for(job), [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+        for_each_run(plan.others, begin, end, [&](std::ptrdiff_t in_offset, std::ptrdiff_t out_offset,
+                                                  std::ptrdiff_t count) {
+            job.kernels.rows[reverse](plan.in + in_offset + first * plan.in_step,
+                                      plan.out + out_offset + first * plan.out_step, plan.n, count, inner.in_stride,
+                                      inner.out_stride, job.exclusive);
+        });
+    });
+}
+
+// Scans rows [0, n) of one tile, `width` contiguous elements wide, in NumPy's order: out[r] = out[r-1] op in[r].
+// Only where the state is the value and the previous output row is still intact (not in place and exclusive).
+template <class S, class C, class State>
+void scan_outer_tile(const Job<S, C, State>& job, const C* in, C* out, std::ptrdiff_t width) {
+    const Plan& plan = job.plan;
+    const auto row_in = [&](std::ptrdiff_t r) {
+        return reinterpret_cast<const C*>(reinterpret_cast<const char*>(in) + r * plan.in_step);
+    };
+    const auto row_out = [&](std::ptrdiff_t r) {
+        return reinterpret_cast<C*>(reinterpret_cast<char*>(out) + r * plan.out_step);
+    };
+    const std::size_t bytes = std::size_t(width) * sizeof(C);
+    if (!job.exclusive) {
+        if (out != in) {
+            std::memcpy(out, in, bytes);
+        }
+        for (std::ptrdiff_t r = 1; r < plan.n; ++r) {
+            job.kernels.combine(row_out(r - 1), row_in(r), row_out(r), width);
+        }
+    } else {
+        // Row 1 copies row 0 rather than adding it to the identity: identity + -0.0 would lose the sign.
+        std::fill(out, out + width, job.kernels.identity);
+        std::memcpy(row_out(1), in, bytes);
+        for (std::ptrdiff_t r = 2; r < plan.n; ++r) {
+            job.kernels.combine(row_out(r - 1), row_in(r - 1), row_out(r), width);
+        }
+    }
+}
+
+// Sets every state of a carry buffer (laid out as TypedKernels::advance reads it) to `state`.
+template <class State>
+void fill_states(State* carry, std::ptrdiff_t w, const State& state) {
+    std::fill_n(carry, w, state);
+}
+template <class C>
+void fill_states(Compensated<C>* carry, std::ptrdiff_t w, const Compensated<C>& state) {
+    C* sums = reinterpret_cast<C*>(carry);  // w sums then w errors: the buffer viewed as 2w values of C
+    std::fill_n(sums, w, state.sum);
+    std::fill_n(sums + w, w, state.error);
+}
+
+// Scans rows [0, n) of one tile with the running states kept in `carry`: row r is read from load(r) in compute
+// type, advanced into target(r) (which may be the row read) and handed to store(r, values).
+template <class S, class C, class State, class Load, class Target, class Store>
+void scan_outer_tile_carried(const Job<S, C, State>& job, std::vector<State>& carry, std::ptrdiff_t width, Load&& load,
+                             Target&& target, Store&& store) {
+    fill_states(carry.data(), width, job.kernels.neutral);
+    for (std::ptrdiff_t r = 0; r < job.plan.n; ++r) {
+        const C* row = load(r);
+        C* values = target(r);
+        job.kernels.advance[job.exclusive](row, carry.data(), values, width);
+        if (job.exclusive && r == 0) {
+            // The empty range's value is the identity (+0.0 for sums), not the internal neutral -0.0.
+            std::fill(values, values + width, job.kernels.identity);
+        }
+        store(r, values);
+    }
+}
+
+// How the outer path scans a tile's rows.
+enum class TileRows {
+    combined,  // scan_outer_tile: the output rows are the running rows
+    carried,   // the running states kept aside, rows of the arrays read and written in place
+    staged,    // the running states kept aside, rows gathered into and scattered from a buffer (outer_buffered)
+};
+
+template <class S, class C, class State>
+TileRows tile_rows(const Job<S, C, State>& job, bool buffered) {
+    // The output rows are the running rows unless they hold rounded states or are overwritten in place before an
+    // exclusive scan has read them.
+    const bool carried = !std::is_same<C, State>::value || (job.plan.in == job.plan.out && job.exclusive);
+    return buffered ? TileRows::staged : carried ? TileRows::carried : TileRows::combined;
+}
+
+// The outer path's tasks: the contiguous axis `inner` cut into tiles, and a task scans every row of one tile of one
+// line of the other axes `rest`.
+struct OuterTiling {
+    Dim inner;
+    std::vector<Dim> rest;
+    std::ptrdiff_t width;     // elements per tile; the last of a line may be narrower
+    std::ptrdiff_t per_line;  // tiles per line of `rest`
+    std::ptrdiff_t tasks;
+
+    std::ptrdiff_t width_of(std::ptrdiff_t tile) const { return std::min(width, inner.size - tile * width); }
+};
+
+// Wide tiles: the previous output row of a tile stays in L1/L2 while the tile's rows stream through. With fewer
+// slabs than threads, rows are split into one slab per thread, each at least a few cache lines wide.
+template <class C>
+OuterTiling outer_tiling(const Plan& plan, std::size_t threads, std::ptrdiff_t widest) {
+    const Dim inner = plan.others.back();
+    const std::ptrdiff_t rest_lines = plan.lines / inner.size;
+    const std::ptrdiff_t narrowest = 256 / std::ptrdiff_t(sizeof(C));
+    const std::ptrdiff_t slabs_per_row = (std::ptrdiff_t(threads) + rest_lines - 1) / rest_lines;
+    const std::ptrdiff_t width =
+        std::min({inner.size, widest, std::max(narrowest, (inner.size + slabs_per_row - 1) / slabs_per_row)});
+    const std::ptrdiff_t per_line = (inner.size + width - 1) / width;
+    return {inner, std::vector<Dim>(plan.others.begin(), plan.others.end() - 1), width, per_line,
+            rest_lines * per_line};
+}
+
+// What one thread keeps across the tiles it scans: running states and, on the buffered path, a staging buffer.
+template <class S, class C, class State>
+class TileScanner {
+public:
+    TileScanner(const Job<S, C, State>& job, TileRows rows, std::ptrdiff_t width)
+        : job_(job), rows_(rows), carry_(rows == TileRows::combined ? 0 : static_cast<std::size_t>(width)),
+          staging_(rows == TileRows::staged ? new Staging<S, C>(job.plan, job.table) : nullptr) {}
+
+    // Scans every row of the tile `width` elements wide at in/out; its elements are `inner` strides apart.
+    void scan(const char* in, char* out, std::ptrdiff_t width, const Dim& inner) {
+        switch (rows_) {
+            case TileRows::combined:
+                return scan_outer_tile(job_, reinterpret_cast<const C*>(in), reinterpret_cast<C*>(out), width);
+            case TileRows::carried: return scan_in_place(in, out, width);
+            case TileRows::staged: return scan_staged(in, out, width, inner);
+        }
+    }
+
+private:
+    void scan_in_place(const char* in, char* out, std::ptrdiff_t width) {
+        const Plan& plan = job_.plan;
+        scan_outer_tile_carried(
+            job_, carry_, width,
+            [&](std::ptrdiff_t r) { return reinterpret_cast<const C*>(in + r * plan.in_step); },
+            [&](std::ptrdiff_t r) { return reinterpret_cast<C*>(out + r * plan.out_step); },
+            [](std::ptrdiff_t, const C*) {});
+    }
+
+    void scan_staged(const char* in, char* out, std::ptrdiff_t width, const Dim& inner) {
+        const Plan& plan = job_.plan;
+        scan_outer_tile_carried(
+            job_, carry_, width,
+            [&](std::ptrdiff_t r) { return staging_->load(in + r * plan.in_step, inner.in_stride, width); },
+            [&](std::ptrdiff_t) { return staging_->values(); },
+            [&](std::ptrdiff_t r, const C* values) {
+                staging_->store(values, out + r * plan.out_step, inner.out_stride, width);
+            });
+    }
+
+    const Job<S, C, State>& job_;
+    TileRows rows_;
+    std::vector<State> carry_;
+    std::unique_ptr<Staging<S, C>> staging_;
+};
+
+template <class S, class C, class State>
+void run_outer(const Job<S, C, State>& job, bool buffered) {
+    const Plan& plan = job.plan;
+    const std::size_t threads = threads_for(job);
+    const OuterTiling tiling =
+        outer_tiling<C>(plan, threads, buffered ? Staging<S, C>::block : 32 * 1024 / std::ptrdiff_t(sizeof(C)));
+    const TileRows rows = tile_rows(job, buffered);
+    parallel_ranges(tiling.tasks, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+        TileScanner<S, C, State> scanner(job, rows, tiling.width);
+        for (std::ptrdiff_t task = begin; task < end; ++task) {
+            const std::ptrdiff_t tile = task % tiling.per_line;
+            const std::ptrdiff_t line = task / tiling.per_line;
+            for_each_run(tiling.rest, line, line + 1, [&](std::ptrdiff_t in_offset, std::ptrdiff_t out_offset,
+                                                          std::ptrdiff_t) {
+                scanner.scan(plan.in + in_offset + tile * tiling.width * tiling.inner.in_stride,
+                             plan.out + out_offset + tile * tiling.width * tiling.inner.out_stride,
+                             tiling.width_of(tile), tiling.inner);
+            });
+        }
+    });
+}
+
+// Runs a job on the path choose_path picks for its plan.
+template <class S, class C, class State>
+void run_path(const Job<S, C, State>& job) {
+    switch (choose_path(job.plan)) {
+        case Path::direct: return run_direct(job);
+        case Path::outer: return run_outer(job, false);
+        case Path::outer_buffered: return run_outer(job, true);
+        case Path::lines_buffered: return run_lines(job, [&] { return LineBuffers<S, C, State>(job); });
+    }
+}
+
+}  // namespace detail
+}  // namespace simdscan

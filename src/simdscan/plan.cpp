@@ -1,0 +1,159 @@
+// Layout analysis: checks a job's description, puts it in scan order, and chooses the path that runs it.
+#include "plan.hpp"
+
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+#include "element_types.hpp"
+
+namespace simdscan {
+namespace detail {
+namespace {
+
+// The output must not overlap itself: with axes sorted by stride, each must step past the extent of the previous.
+bool has_internal_overlap(const TensorView& view) {
+    std::vector<std::pair<std::ptrdiff_t, std::ptrdiff_t>> dims;  // (|stride|, size)
+    for (std::size_t d = 0; d < view.sizes.size(); ++d) {
+        if (view.sizes[d] == 0) {
+            return false;
+        }
+        if (view.sizes[d] > 1) {
+            dims.emplace_back(view.byte_strides[d] < 0 ? -view.byte_strides[d] : view.byte_strides[d], view.sizes[d]);
+        }
+    }
+    std::sort(dims.begin(), dims.end());
+    std::ptrdiff_t extent = std::ptrdiff_t(element_size(view.data_type));
+    for (const auto& dim : dims) {
+        if (dim.first < extent) {
+            return true;
+        }
+        extent = dim.first * (dim.second - 1) + extent;
+    }
+    return false;
+}
+
+std::ptrdiff_t magnitude(std::ptrdiff_t stride) {
+    return stride < 0 ? -stride : stride;
+}
+
+bool aligned_to(const void* p, std::ptrdiff_t alignment) {
+    return reinterpret_cast<std::uintptr_t>(p) % std::uintptr_t(alignment) == 0;
+}
+
+// Whether kernels may read and write the arrays themselves: stored as computed, native order, aligned.
+bool kernels_on_arrays(const Plan& plan) {
+    const std::ptrdiff_t alignment = plan.element_alignment;
+    bool on_arrays = !plan.converted && !plan.in_swapped && !plan.out_swapped && aligned_to(plan.in, alignment) &&
+                     aligned_to(plan.out, alignment) && plan.in_step % alignment == 0 &&
+                     plan.out_step % alignment == 0;
+    for (const Dim& dim : plan.others) {
+        on_arrays = on_arrays && dim.in_stride % alignment == 0 && dim.out_stride % alignment == 0;
+    }
+    return on_arrays;
+}
+
+}  // namespace
+
+void validate(const CumulativeOperatorDesc& desc) {
+    const TensorView& in = desc.input;
+    const TensorView& out = desc.output;
+    if (in.sizes.size() != in.byte_strides.size() || out.sizes.size() != out.byte_strides.size()) {
+        throw std::invalid_argument("tensor view: sizes and strides differ in length");
+    }
+    if (in.sizes != out.sizes) {
+        throw std::invalid_argument("output sizes differ from input sizes");
+    }
+    if (in.data_type != out.data_type) {
+        throw std::invalid_argument("output data type differs from input data type");
+    }
+    if (desc.compensated && desc.op != CumulativeOperator::summation) {
+        throw std::invalid_argument("compensation applies to summation only");
+    }
+    if (desc.axis >= in.sizes.size()) {
+        throw std::invalid_argument("axis out of range");
+    }
+    for (std::ptrdiff_t size : in.sizes) {
+        if (size < 0) {
+            throw std::invalid_argument("negative size");
+        }
+    }
+    if (has_internal_overlap(out)) {
+        throw std::invalid_argument("output elements overlap each other");
+    }
+}
+
+Plan make_plan(const CumulativeOperatorDesc& desc) {
+    const TensorView& in = desc.input;
+    const TensorView& out = desc.output;
+    Plan plan{static_cast<const char*>(in.data), static_cast<char*>(out.data), in.sizes[desc.axis],
+              in.byte_strides[desc.axis], out.byte_strides[desc.axis], {}, 1, 0, 0, false,
+              in.byte_swapped, out.byte_swapped};
+    visit_element_types(in.data_type, [&](auto types) {
+        using Types = decltype(types);
+        plan.element_size = std::ptrdiff_t(sizeof(typename Types::Stored));
+        plan.element_alignment = std::ptrdiff_t(alignof(typename Types::Stored));
+        plan.converted = !std::is_same<typename Types::Stored, typename Types::Compute>::value;
+    });
+    if (desc.direction == AxisDirection::decreasing) {
+        plan.in += (plan.n - 1) * plan.in_step;
+        plan.out += (plan.n - 1) * plan.out_step;
+        plan.in_step = -plan.in_step;
+        plan.out_step = -plan.out_step;
+    }
+    for (std::size_t d = 0; d < in.sizes.size(); ++d) {
+        if (d == desc.axis || in.sizes[d] == 1) {
+            continue;
+        }
+        Dim dim{in.sizes[d], in.byte_strides[d], out.byte_strides[d]};
+        // Lines are independent, so any other axis may be walked backwards: make the output's strides positive.
+        if (dim.out_stride < 0) {
+            plan.in += (dim.size - 1) * dim.in_stride;
+            plan.out += (dim.size - 1) * dim.out_stride;
+            dim.in_stride = -dim.in_stride;
+            dim.out_stride = -dim.out_stride;
+        }
+        plan.others.push_back(dim);
+        plan.lines *= dim.size;
+    }
+    std::stable_sort(plan.others.begin(), plan.others.end(), [](const Dim& a, const Dim& b) {
+        return a.out_stride != b.out_stride ? a.out_stride > b.out_stride : a.in_stride > b.in_stride;
+    });
+    std::vector<Dim> merged;
+    for (const Dim& dim : plan.others) {
+        if (!merged.empty()) {
+            Dim& outer = merged.back();
+            if (outer.in_stride == dim.in_stride * dim.size && outer.out_stride == dim.out_stride * dim.size) {
+                outer = Dim{outer.size * dim.size, dim.in_stride, dim.out_stride};
+                continue;
+            }
+        }
+        merged.push_back(dim);
+    }
+    plan.others = std::move(merged);
+    return plan;
+}
+
+Path choose_path(const Plan& plan) {
+    const bool on_arrays = kernels_on_arrays(plan);
+    const std::ptrdiff_t size = plan.element_size;
+    if (on_arrays && plan.in_step == plan.out_step && magnitude(plan.in_step) == size) {
+        return Path::direct;
+    }
+    // Another axis lies closer together than the scan axis: walk whole rows of it, never one column at a time.
+    if (plan.n > 1 && !plan.others.empty() && plan.others.back().size >= 8 &&
+        magnitude(plan.others.back().out_stride) < magnitude(plan.out_step) &&
+        magnitude(plan.others.back().in_stride) < magnitude(plan.in_step)) {
+        const Dim& inner = plan.others.back();
+        return on_arrays && inner.in_stride == size && inner.out_stride == size ? Path::outer : Path::outer_buffered;
+    }
+    return Path::lines_buffered;
+}
+
+}  // namespace detail
+
+std::size_t element_size(DataType t) {
+    return detail::visit_element_types(t, [](auto types) { return sizeof(typename decltype(types)::Stored); });
+}
+
+}  // namespace simdscan

@@ -1,0 +1,96 @@
+// Layout analysis: checks a job's description, puts it in scan order, and chooses the path that runs it.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "scan.hpp"
+
+namespace simdscan {
+namespace detail {
+
+struct Dim {
+    std::ptrdiff_t size;
+    std::ptrdiff_t in_stride;
+    std::ptrdiff_t out_stride;
+};
+
+// The job in scan order: pointers to each line's first element in scan order, the byte step between successive
+// elements of a line, the other axes (sizes > 1, merged where possible, outermost first), and how elements are
+// stored.
+struct Plan {
+    const char* in;
+    char* out;
+    std::ptrdiff_t n;
+    std::ptrdiff_t in_step;
+    std::ptrdiff_t out_step;
+    std::vector<Dim> others;
+    std::ptrdiff_t lines;
+    std::ptrdiff_t element_size;       // bytes of one stored element
+    std::ptrdiff_t element_alignment;  // the stored type's alignment
+    bool converted;                    // stored in another type than the kernels compute in (float16)
+    bool in_swapped;                   // the input is stored in the opposite byte order to the machine's
+    bool out_swapped;
+};
+
+// Throws std::invalid_argument for an inconsistent description.
+void validate(const CumulativeOperatorDesc& desc);
+
+// The plan of a valid description with no empty axis.
+Plan make_plan(const CumulativeOperatorDesc& desc);
+
+// How a plan runs (paths.hpp).
+enum class Path : std::uint8_t {
+    direct,          // the scan axis is element-contiguous in input and output: kernels run on the arrays
+    outer,           // another axis is contiguous: whole rows of the arrays combine elementwise, in NumPy's order
+    outer_buffered,  // as outer, each tile's rows gathered into a buffer (strided, byte-swapped, float16, misaligned)
+    lines_buffered,  // anything else: blocks of a line gathered into a buffer in scan order, scanned, scattered back
+};
+
+Path choose_path(const Plan& plan);
+
+// The innermost other axis: the consecutive lines of a run of for_each_run lie its strides apart.
+inline Dim innermost(const Plan& plan) {
+    return plan.others.empty() ? Dim{1, 0, 0} : plan.others.back();
+}
+
+// Calls visit(in_offset, out_offset, count) for the lines [begin, end) in row-major order over `dims`, grouped in
+// runs of consecutive lines along the innermost axis.
+template <class Visit>
+void for_each_run(const std::vector<Dim>& dims, std::ptrdiff_t begin, std::ptrdiff_t end, Visit&& visit) {
+    if (dims.empty()) {
+        if (begin < end) {
+            visit(std::ptrdiff_t(0), std::ptrdiff_t(0), std::ptrdiff_t(1));
+        }
+        return;
+    }
+    const std::size_t last = dims.size() - 1;
+    std::vector<std::ptrdiff_t> index(dims.size());
+    std::ptrdiff_t rest = begin;
+    for (std::size_t d = dims.size(); d-- > 0;) {
+        index[d] = rest % dims[d].size;
+        rest /= dims[d].size;
+    }
+    std::ptrdiff_t line = begin;
+    while (line < end) {
+        std::ptrdiff_t in_offset = 0;
+        std::ptrdiff_t out_offset = 0;
+        for (std::size_t d = 0; d < dims.size(); ++d) {
+            in_offset += index[d] * dims[d].in_stride;
+            out_offset += index[d] * dims[d].out_stride;
+        }
+        const std::ptrdiff_t count = std::min(dims[last].size - index[last], end - line);
+        visit(in_offset, out_offset, count);
+        line += count;
+        index[last] += count;
+        for (std::size_t d = last; d > 0 && index[d] == dims[d].size; --d) {
+            index[d] = 0;
+            ++index[d - 1];
+        }
+    }
+}
+
+}  // namespace detail
+}  // namespace simdscan
