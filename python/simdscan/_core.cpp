@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "simdscan/dispatch.hpp"
 #include "simdscan/scan.hpp"
 
 namespace py = pybind11;
@@ -289,6 +290,7 @@ PYBIND11_MODULE(_core, m) {
         py::arg("a"), py::arg("axis"), py::arg("direction"), py::arg("exclusive"), py::arg("dtype"), py::arg("out"));
     m.def("isa", &simdscan::active_isa, "The active ISA tier.");
     m.def("supported_isas", &simdscan::supported_isas, "ISA tiers this CPU supports, lowest first.");
+    m.def("compiled_isas", &simdscan::compiled_isas, "ISA tiers compiled into this build, lowest first.");
     m.def("select_isa", &simdscan::select_isa, py::arg("name"), "Forces an ISA tier among supported_isas().");
     m.def("set_num_threads", &simdscan::set_num_threads, py::arg("n"));
     m.def("get_num_threads", &simdscan::get_num_threads);

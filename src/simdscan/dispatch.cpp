@@ -4,7 +4,8 @@
 
 #include <xsimd/xsimd.hpp>
 
-#if defined(SIMDSCAN_HAVE_X86_TIERS)
+// The x86-64 tiers' CPU tests (cmake/tiers.cmake) read CPUID.
+#if defined(__x86_64__) || defined(_M_X64)
 #if defined(_MSC_VER)
 #include <intrin.h>
 #else
@@ -14,6 +15,7 @@
 
 #include "dispatch.hpp"
 #include "scan.hpp"
+#include "tier_table.hpp"
 
 namespace simdscan {
 namespace detail {
@@ -25,7 +27,7 @@ struct Tier {
     KernelTable (*make)();
 };
 
-#if defined(SIMDSCAN_HAVE_X86_TIERS)
+#if defined(__x86_64__) || defined(_M_X64)
 // CPUID and XCR0 by hand: __builtin_cpu_supports lacks "f16c" in Clang 14 and does not exist in MSVC.
 struct CpuidRegisters {
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
@@ -66,17 +68,10 @@ bool has_avx512() {
     return has_avx2() && bits(static_cast<unsigned>(os_saved_state()), opmask_zmm_state) &&
            bits(cpuid(7, 0).ebx, f | dq | cd | bw | vl);
 }
-bool always() { return true; }
-const Tier tiers[] = {
-    {"sse2", &always, &baseline_kernel_table},
-    {"avx2", &has_avx2, &avx2_kernel_table},
-    {"avx512", &has_avx512, &avx512_kernel_table},
-};
-#else
-bool always() { return true; }
-// One tier: the compiler's default target, named as xsimd names it (neon64 on arm64).
-const Tier tiers[] = {{xsimd::default_arch::name(), &always, &baseline_kernel_table}};
 #endif
+
+// cmake/tiers.cmake's tiers, lowest first.
+const Tier tiers[] = {SIMDSCAN_TIER_ROWS};
 
 struct Tables {
     KernelTable table[sizeof(tiers) / sizeof(tiers[0])];
@@ -111,6 +106,14 @@ std::vector<std::string> supported_isas() {
     std::vector<std::string> names;
     for (std::size_t i = 0; i <= detail::tables().best; ++i) {
         names.emplace_back(detail::tiers[i].name);
+    }
+    return names;
+}
+
+std::vector<std::string> compiled_isas() {
+    std::vector<std::string> names;
+    for (const auto& tier : detail::tiers) {
+        names.emplace_back(tier.name);
     }
     return names;
 }

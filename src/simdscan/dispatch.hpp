@@ -1,4 +1,8 @@
+// Which kernel table is active, and which ISA tiers this build holds.
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "kernels.hpp"
 
@@ -9,4 +13,8 @@ namespace detail {
 const KernelTable& active_kernels();
 
 }  // namespace detail
+
+// Every ISA tier compiled into this build, lowest first, whether or not this CPU runs it.
+std::vector<std::string> compiled_isas();
+
 }  // namespace simdscan

@@ -106,10 +106,5 @@ struct KernelTable {
 template <class T>
 constexpr std::ptrdiff_t chunk_elements() { return std::ptrdiff_t(256 * 1024 / sizeof(T)); }
 
-// One per tier, each defined in its own kernels_*.cpp compiled with that tier's flags.
-KernelTable baseline_kernel_table();
-KernelTable avx2_kernel_table();
-KernelTable avx512_kernel_table();
-
 }  // namespace detail
 }  // namespace simdscan

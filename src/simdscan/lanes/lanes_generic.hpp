@@ -1,0 +1,102 @@
+// Lanes<A>, every architecture's fallback: lane moves, float32 widening and float16 conversion through memory
+// (correct, slower); an ISA's header lanes_<isa>.hpp specialises Lanes<A> with its own instructions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <xsimd/xsimd.hpp>
+
+#include "../float16.hpp"
+
+namespace simdscan {
+namespace detail {
+// Everything compiled with a tier's flags lives in that tier's namespace: an inline function emitted by two
+// tiers' files under one name would let the linker keep the AVX-512 copy for every tier.
+namespace SIMDSCAN_TIER {
+
+template <class A>
+struct GenericLanes {
+    template <class T>
+    using batch = xsimd::batch<T, A>;
+
+    // x's lanes moved K places up (towards the last lane) or down, fill's lanes entering the places left (every
+    // caller's fill holds one value in all lanes, the op's neutral element).
+    template <std::size_t K, class T>
+    static batch<T> up(batch<T> x, batch<T> fill) { return window(fill, x, batch<T>::size - K); }
+    template <std::size_t K, class T>
+    static batch<T> down(batch<T> x, batch<T> fill) { return window(x, fill, K); }
+    // The lanes from `first` on of low's lanes followed by high's.
+    template <class T>
+    static batch<T> window(batch<T> low, batch<T> high, std::size_t first) {
+        alignas(A::alignment()) T buf[2 * batch<T>::size];
+        low.store_aligned(buf);
+        high.store_aligned(buf + batch<T>::size);
+        return batch<T>::load_unaligned(buf + first);
+    }
+    template <class T>
+    static batch<T> broadcast_last(batch<T> x) {
+        constexpr std::size_t n = batch<T>::size;
+        alignas(A::alignment()) T buf[n];
+        x.store_aligned(buf);
+        return batch<T>(buf[n - 1]);
+    }
+    template <class T>
+    static batch<T> broadcast_first(batch<T> x) {
+        alignas(A::alignment()) T buf[batch<T>::size];
+        x.store_aligned(buf);
+        return batch<T>(buf[0]);
+    }
+
+    // float32 elements widened into a float64 register (as many as it has lanes), and narrowed back (rounding to
+    // nearest): xsimd 8.1 has no converting load for these.
+    static batch<double> load_widened(const float* p) {
+        alignas(A::alignment()) double wide[batch<double>::size];
+        for (std::size_t i = 0; i < batch<double>::size; ++i) {
+            wide[i] = p[i];
+        }
+        return batch<double>::load_aligned(wide);
+    }
+    static void store_narrowed(float* p, const batch<double>& x) {
+        alignas(A::alignment()) double wide[batch<double>::size];
+        x.store_aligned(wide);
+        for (std::size_t i = 0; i < batch<double>::size; ++i) {
+            p[i] = float(wide[i]);
+        }
+    }
+
+    // n float16 values (their bits) to float32 and back, one at a time.
+    static void half_to_float(const std::uint16_t* in, float* out, std::ptrdiff_t n) {
+        for (std::ptrdiff_t i = 0; i < n; ++i) {
+            out[i] = half_bits_to_float(in[i]);
+        }
+    }
+    static void float_to_half(const float* in, std::uint16_t* out, std::ptrdiff_t n) {
+        for (std::ptrdiff_t i = 0; i < n; ++i) {
+            out[i] = float_to_half_bits(in[i]);
+        }
+    }
+
+    // The identity among the bit casts an ISA's Lanes<A> defines for on_bits (its integer register to itself).
+    template <class R>
+    static R as_int(R r) { return r; }
+    template <class R>
+    static void from_int(R r, R& out) { out = r; }
+};
+
+// An ISA's header specialises this, deriving from GenericLanes<A> for what its instructions do not do better.
+template <class A>
+struct Lanes : GenericLanes<A> {};
+
+// Applies an operation on the integer register to batches of any element type, bit for bit; Casts (an ISA's Lanes)
+// gives as_int, from a batch's register to the integer register of its width, and from_int, back.
+template <class Casts, class T, class A, class F, class... More>
+xsimd::batch<T, A> on_bits(F&& f, const xsimd::batch<T, A>& x, const More&... more) {
+    typename xsimd::batch<T, A>::register_type r;
+    Casts::from_int(f(Casts::as_int(x.data), Casts::as_int(more.data)...), r);
+    return xsimd::batch<T, A>(r);
+}
+
+}  // namespace SIMDSCAN_TIER
+}  // namespace detail
+}  // namespace simdscan

@@ -1,0 +1,71 @@
+// Lanes<neon64>: lane moves by vext and vdup on arm64 NEON registers, float32 <-> float64 by vcvt.
+#pragma once
+
+#include <arm_neon.h>
+
+#include "lanes_generic.hpp"
+
+namespace simdscan {
+namespace detail {
+namespace SIMDSCAN_TIER {
+
+template <>
+struct Lanes<xsimd::neon64> : GenericLanes<xsimd::neon64> {
+    // Bit casts to and from the byte register, which vext moves.
+    using GenericLanes::as_int, GenericLanes::from_int;
+    static uint8x16_t as_int(float32x4_t r) { return vreinterpretq_u8_f32(r); }
+    static uint8x16_t as_int(float64x2_t r) { return vreinterpretq_u8_f64(r); }
+    static uint8x16_t as_int(uint16x8_t r) { return vreinterpretq_u8_u16(r); }
+    static uint8x16_t as_int(uint32x4_t r) { return vreinterpretq_u8_u32(r); }
+    static uint8x16_t as_int(uint64x2_t r) { return vreinterpretq_u8_u64(r); }
+    static void from_int(uint8x16_t r, float32x4_t& out) { out = vreinterpretq_f32_u8(r); }
+    static void from_int(uint8x16_t r, float64x2_t& out) { out = vreinterpretq_f64_u8(r); }
+    static void from_int(uint8x16_t r, uint16x8_t& out) { out = vreinterpretq_u16_u8(r); }
+    static void from_int(uint8x16_t r, uint32x4_t& out) { out = vreinterpretq_u32_u8(r); }
+    static void from_int(uint8x16_t r, uint64x2_t& out) { out = vreinterpretq_u64_u8(r); }
+
+    template <std::size_t K, class T>
+    static batch<T> up(batch<T> x, batch<T> fill) {
+        return on_bits<Lanes>([](uint8x16_t a, uint8x16_t f) { return vextq_u8(f, a, int(16 - K * sizeof(T))); },
+                              x, fill);
+    }
+    template <std::size_t K, class T>
+    static batch<T> down(batch<T> x, batch<T> fill) {
+        return on_bits<Lanes>([](uint8x16_t a, uint8x16_t f) { return vextq_u8(a, f, int(K * sizeof(T))); }, x, fill);
+    }
+    template <class T>
+    static batch<T> broadcast_last(batch<T> x) {
+        return on_bits<Lanes>([](uint8x16_t a) {
+            if constexpr (sizeof(T) == 8) {
+                return vreinterpretq_u8_u64(vdupq_laneq_u64(vreinterpretq_u64_u8(a), 1));
+            } else if constexpr (sizeof(T) == 4) {
+                return vreinterpretq_u8_u32(vdupq_laneq_u32(vreinterpretq_u32_u8(a), 3));
+            } else if constexpr (sizeof(T) == 2) {
+                return vreinterpretq_u8_u16(vdupq_laneq_u16(vreinterpretq_u16_u8(a), 7));
+            } else {
+                return vdupq_laneq_u8(a, 15);
+            }
+        }, x);
+    }
+    template <class T>
+    static batch<T> broadcast_first(batch<T> x) {
+        return on_bits<Lanes>([](uint8x16_t a) {
+            if constexpr (sizeof(T) == 8) {
+                return vreinterpretq_u8_u64(vdupq_laneq_u64(vreinterpretq_u64_u8(a), 0));
+            } else if constexpr (sizeof(T) == 4) {
+                return vreinterpretq_u8_u32(vdupq_laneq_u32(vreinterpretq_u32_u8(a), 0));
+            } else if constexpr (sizeof(T) == 2) {
+                return vreinterpretq_u8_u16(vdupq_laneq_u16(vreinterpretq_u16_u8(a), 0));
+            } else {
+                return vdupq_laneq_u8(a, 0);
+            }
+        }, x);
+    }
+
+    static batch<double> load_widened(const float* p) { return vcvt_f64_f32(vld1_f32(p)); }
+    static void store_narrowed(float* p, const batch<double>& x) { vst1_f32(p, vcvt_f32_f64(x)); }
+};
+
+}  // namespace SIMDSCAN_TIER
+}  // namespace detail
+}  // namespace simdscan

@@ -1,0 +1,150 @@
+// The ops a scan computes (Summation, Product, their compensated variants): arithmetic on scalar or vector states.
+#pragma once
+
+#include <cmath>
+#include <complex>
+#include <type_traits>
+
+#include <xsimd/xsimd.hpp>
+
+#include "kernels.hpp"
+
+#ifndef SIMDSCAN_TIER
+#error "define SIMDSCAN_TIER (the tier's namespace) before including ops.hpp"
+#endif
+
+namespace simdscan {
+namespace detail {
+namespace SIMDSCAN_TIER {
+
+// An op is the arithmetic of one scan: apply on states (scalars or batches), neutral and identity, and the
+// conversions between elements and states (lift) and back (lower).
+// Ops whose state is the element itself.
+struct ExactState {
+    template <class V>
+    static V lift(const V& x) { return x; }
+    template <class V>
+    static V lower(const V& state) { return state; }
+};
+
+template <class T>
+constexpr T summation_neutral() {
+    // -0.0, not +0.0: -0.0 + x == x for every x, so a prefix of -0.0 stays -0.0.
+    if constexpr (std::is_floating_point<T>::value) {
+        return T(-0.0);
+    } else if constexpr (std::is_integral<T>::value) {
+        return T(0);
+    } else {
+        using R = typename T::value_type;
+        return T(R(-0.0), R(-0.0));
+    }
+}
+
+struct Summation : ExactState {
+    template <class T, class A>
+    using vector = xsimd::batch<T, A>;  // the register the vector loops work in
+    template <class T>
+    using state = T;
+    template <class V>
+    static V apply(const V& a, const V& b) { return a + b; }
+    template <class T>
+    static T neutral() { return summation_neutral<T>(); }
+    template <class T>
+    static T identity() { return T(0); }
+};
+
+struct Product : ExactState {
+    template <class T, class A>
+    using vector = xsimd::batch<T, A>;
+    template <class T>
+    using state = T;
+    template <class V>
+    static V apply(const V& a, const V& b) { return a * b; }
+    // The textbook formula, as NumPy computes it (std::complex's operator* adds C99 Annex G recovery).
+    template <class R>
+    static std::complex<R> apply(const std::complex<R>& a, const std::complex<R>& b) {
+        return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+    }
+    template <class T>
+    static T neutral() { return T(1); }
+    template <class T>
+    static T identity() { return T(1); }
+};
+
+// sum + error rounded once. An error of zero keeps the sum's sign of zero (-0.0 + +0.0 would be +0.0); a NaN error
+// comes only from an infinite or NaN sum, which is the result.
+template <class R>
+R round_compensated(R sum, R error) {
+    return std::abs(error) > R(0) ? sum + error : sum;
+}
+template <class R>
+std::complex<R> round_compensated(std::complex<R> sum, std::complex<R> error) {
+    return {round_compensated(sum.real(), error.real()), round_compensated(sum.imag(), error.imag())};
+}
+template <class T, class A>
+xsimd::batch<T, A> round_compensated(const xsimd::batch<T, A>& sum, const xsimd::batch<T, A>& error) {
+    return xsimd::select(xsimd::abs(error) > xsimd::batch<T, A>(T(0)), sum + error, sum);
+}
+
+template <class T>
+T zero_like(const T&) { return T(0); }
+template <class T, class A>
+xsimd::batch<T, A> zero_like(const xsimd::batch<T, A>&) { return xsimd::batch<T, A>(T(0)); }
+
+// Summation with Neumaier's compensation: every addition's rounding error, found exactly by Knuth's TwoSum (no
+// assumption on the operands' magnitudes, as in-register scan steps add in any order), is summed aside.
+struct CompensatedSummation {
+    template <class T, class A>
+    using vector = xsimd::batch<T, A>;
+    template <class T>
+    using state = Compensated<T>;
+    template <class V>
+    static Compensated<V> apply(const Compensated<V>& a, const Compensated<V>& b) {
+        const V sum = a.sum + b.sum;
+        const V b_rounded = sum - a.sum;
+        const V dropped = (a.sum - (sum - b_rounded)) + (b.sum - b_rounded);
+        return {sum, (a.error + b.error) + dropped};
+    }
+    template <class V>
+    static Compensated<V> lift(const V& x) { return {x, zero_like(x)}; }
+    template <class V>
+    static V lower(const Compensated<V>& state) { return round_compensated(state.sum, state.error); }
+    template <class T>
+    static Compensated<T> neutral() { return {summation_neutral<T>(), summation_neutral<T>()}; }
+    template <class T>
+    static T identity() { return T(0); }
+};
+
+// Summation in double precision for float32 and complex64 elements: vectors hold float64 lanes, filled by widening
+// loads and rounded once by narrowing stores.
+struct WidenedSummation {
+    template <class T, class A>
+    using vector = xsimd::batch<double, A>;
+    // Elements' states are their double-precision twins; vectors are double already.
+    template <class T>
+    using state = typename std::conditional<std::is_same<T, float>::value || std::is_same<T, std::complex<float>>::value,
+                                            CompensatedState<T>, T>::type;
+    template <class V>
+    static V apply(const V& a, const V& b) { return a + b; }
+    static double lift(float x) { return x; }
+    static std::complex<double> lift(std::complex<float> x) { return x; }
+    template <class A>
+    static xsimd::batch<double, A> lift(const xsimd::batch<double, A>& x) { return x; }
+    static float lower(double x) { return float(x); }
+    static std::complex<float> lower(std::complex<double> x) { return std::complex<float>(x); }
+    template <class A>
+    static xsimd::batch<double, A> lower(const xsimd::batch<double, A>& x) { return x; }
+    template <class T>
+    static state<T> neutral() { return summation_neutral<state<T>>(); }
+    template <class T>
+    static T identity() { return T(0); }
+};
+
+// The compensated sum of elements of type T.
+template <class T>
+using CompensatedOp = typename std::conditional<std::is_same<CompensatedState<T>, Compensated<T>>::value,
+                                                CompensatedSummation, WidenedSummation>::type;
+
+}  // namespace SIMDSCAN_TIER
+}  // namespace detail
+}  // namespace simdscan

@@ -1,0 +1,241 @@
+// The scan kernels, templated on the xsimd architecture A and the op: a line in chunks, rebasing, whole rows, and
+// the steps of a scan along an outer axis. Compiled once per tier (tier_kernels.hpp), with that tier's flags.
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+
+#include <xsimd/xsimd.hpp>
+
+#include "kernels.hpp"
+#include "ops.hpp"
+#include "vector_state.hpp"
+
+namespace simdscan {
+namespace detail {
+namespace SIMDSCAN_TIER {
+
+// Complex types run scalar.
+template <class A, class T>
+constexpr bool is_vectorized() { return std::is_arithmetic<T>::value; }
+
+template <class A, class Op, bool Reverse, std::size_t K, std::size_t LaneCount, class V>
+V vector_prefix(const V& x, const V& fill) {
+    // log2(lanes) steps of "add the lanes K places behind": an inclusive scan inside the register.
+    if constexpr (K < LaneCount) {
+        return vector_prefix<A, Op, Reverse, 2 * K, LaneCount>(Op::apply(x, shifted<A, Reverse, K>(x, fill)), fill);
+    } else {
+        return x;
+    }
+}
+
+// The carry chain keeps few loads in flight out of cache; asking for data 2 KiB ahead keeps the memory busy.
+template <bool Reverse, class T>
+inline void prefetch_ahead(const T* at) {
+#if defined(__GNUC__)
+    constexpr std::ptrdiff_t distance = 2048 / std::ptrdiff_t(sizeof(T));
+    __builtin_prefetch(reinterpret_cast<const char*>(at) + (Reverse ? -1 : 1) * distance * std::ptrdiff_t(sizeof(T)));
+#else
+    (void)at;
+#endif
+}
+
+// Scans n contiguous elements onward from `carry`, the running state within the chunk, and returns the new one.
+// The modes are template parameters so that the loop carries no branch and no reload of the caller's state.
+template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase,
+          class State = typename Op::template state<T>>
+State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
+    std::ptrdiff_t done = 0;
+    if constexpr (is_vectorized<A, T>()) {
+        using B = typename Op::template vector<T, A>;
+        using VectorState = typename Op::template state<B>;
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+        const VectorState fill = splat<B>(Op::template neutral<T>());
+        const VectorState base_lanes = splat<B>(base);
+        VectorState running = splat<B>(carry);
+        for (; done + lanes <= n; done += lanes) {
+            const std::ptrdiff_t at = Reverse ? n - done - lanes : done;
+            prefetch_ahead<Reverse>(in + at);
+            const VectorState prefix =
+                vector_prefix<A, Op, Reverse, 1, B::size>(Op::lift(load_vector<B>(in + at)), fill);
+            // The carry chain is one op per vector: the broadcast total is computed off it.
+            const VectorState total = broadcast_total<A, Reverse>(prefix);
+            const VectorState before = Exclusive ? shifted<A, Reverse, 1>(prefix, fill) : prefix;
+            B result = Op::lower(Op::apply(running, before));
+            if constexpr (HasBase) {
+                // As the element stored by a chunk scanned before its base was known, then rebased.
+                result = Op::lower(Op::apply(base_lanes, Op::lift(rounded_to_element<T>(result))));
+            }
+            store_vector(out + at, result);
+            running = Op::apply(running, total);
+        }
+        if (done > 0) {
+            carry = first_lane(running);
+        }
+    }
+    for (; done < n; ++done) {
+        const std::ptrdiff_t at = Reverse ? n - 1 - done : done;
+        const State next = Op::apply(carry, Op::lift(in[at]));
+        T result = Op::lower(Exclusive ? carry : next);
+        if constexpr (HasBase) {
+            result = Op::lower(Op::apply(base, Op::lift(result)));
+        }
+        out[at] = result;
+        carry = next;
+    }
+    return carry;
+}
+
+template <class A, class T, class Op, bool Reverse, class State = typename Op::template state<T>>
+void scan_line(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive) {
+    if (n == 0) {
+        return;
+    }
+    const State base = st.base;
+    const State carry = st.local;
+    if (exclusive) {
+        st.local = st.has_base ? scan_span<A, T, Op, Reverse, true, true>(in, out, n, base, carry)
+                               : scan_span<A, T, Op, Reverse, true, false>(in, out, n, base, carry);
+        if (st.at_line_start) {
+            // The empty range's value is the identity (+0.0 for sums), not the internal neutral -0.0.
+            out[Reverse ? n - 1 : 0] = Op::template identity<T>();
+        }
+    } else {
+        st.local = st.has_base ? scan_span<A, T, Op, Reverse, false, true>(in, out, n, base, carry)
+                               : scan_span<A, T, Op, Reverse, false, false>(in, out, n, base, carry);
+    }
+    st.at_line_start = false;
+}
+
+template <class A, class T, class Op, class State = typename Op::template state<T>>
+void rebase(const T* in, T* out, std::ptrdiff_t n, State base) {
+    std::ptrdiff_t i = 0;
+    if constexpr (is_vectorized<A, T>()) {
+        using B = typename Op::template vector<T, A>;
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+        const auto base_lanes = splat<B>(base);
+        for (; i + lanes <= n; i += lanes) {
+            store_vector(out + i, Op::lower(Op::apply(base_lanes, Op::lift(load_vector<B>(in + i)))));
+        }
+    }
+    for (; i < n; ++i) {
+        out[i] = Op::lower(Op::apply(base, Op::lift(in[i])));
+    }
+}
+
+// vector_prefix within rows of n lanes: moves that would cross a row boundary bring the neutral element instead.
+template <class A, class Op, bool Reverse, std::size_t K, class B, class V>
+V row_prefix(const V& x, const V& fill, const B& row_position, std::size_t n) {
+    if constexpr (K < B::size) {
+        if (K >= n) {
+            return x;
+        }
+        const auto within_row = row_position >= B(typename B::value_type(K));
+        const V moved = choose(within_row, shifted<A, Reverse, K>(x, fill), fill);
+        return row_prefix<A, Op, Reverse, 2 * K>(Op::apply(x, moved), fill, row_position, n);
+    } else {
+        return x;
+    }
+}
+
+// Rows of n elements stored back to back, n a power of two dividing the lane count: each vector holds whole rows,
+// scanned in log2(n) steps whose lane moves are masked at row boundaries; no carry passes between vectors.
+// Returns how many rows it scanned (whole vectors only).
+template <class A, class T, class Op, bool Reverse, bool Exclusive>
+std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrdiff_t rows) {
+    using B = typename Op::template vector<T, A>;
+    using VectorState = typename Op::template state<B>;
+    using Lane = typename B::value_type;
+    constexpr std::size_t lanes = B::size;
+    // Each lane's distance from the start of its row (from the end, in reverse).
+    alignas(A::alignment()) Lane position[lanes];
+    for (std::size_t lane = 0; lane < lanes; ++lane) {
+        const std::size_t in_row = lane % std::size_t(n);
+        position[lane] = Lane(Reverse ? std::size_t(n) - 1 - in_row : in_row);
+    }
+    const B row_position = B::load_aligned(position);
+    const VectorState fill = splat<B>(Op::template neutral<T>());
+    const B identity(Lane(Op::template identity<T>()));
+    const std::ptrdiff_t vectors = rows * n / std::ptrdiff_t(lanes);
+    for (std::ptrdiff_t v = 0; v < vectors; ++v) {
+        const std::ptrdiff_t at = v * std::ptrdiff_t(lanes);
+        const VectorState prefix =
+            row_prefix<A, Op, Reverse, 1>(Op::lift(load_vector<B>(in + at)), fill, row_position, std::size_t(n));
+        B result = Op::lower(prefix);
+        if constexpr (Exclusive) {
+            result =
+                xsimd::select(row_position >= B(Lane(1)), Op::lower(shifted<A, Reverse, 1>(prefix, fill)), identity);
+        }
+        store_vector(out + at, result);
+    }
+    return vectors * std::ptrdiff_t(lanes) / n;
+}
+
+template <class A, class T, class Op, bool Reverse>
+void scan_rows(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows, std::ptrdiff_t in_stride,
+               std::ptrdiff_t out_stride, bool exclusive) {
+    std::ptrdiff_t r = 0;
+    if constexpr (is_vectorized<A, T>()) {
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(Op::template vector<T, A>::size);
+        const std::ptrdiff_t row_bytes = n * std::ptrdiff_t(sizeof(T));
+        if (n > 1 && n <= lanes && lanes % n == 0 && in_stride == row_bytes && out_stride == row_bytes) {
+            const auto* first_in = reinterpret_cast<const T*>(in);
+            auto* first_out = reinterpret_cast<T*>(out);
+            r = exclusive ? scan_packed_rows<A, T, Op, Reverse, true>(first_in, first_out, n, rows)
+                          : scan_packed_rows<A, T, Op, Reverse, false>(first_in, first_out, n, rows);
+        }
+    }
+    const auto neutral = Op::template neutral<T>();
+    for (; r < rows; ++r) {
+        ScanState<typename Op::template state<T>> st{neutral, neutral, false, true};
+        scan_line<A, T, Op, Reverse>(reinterpret_cast<const T*>(in + r * in_stride),
+                                     reinterpret_cast<T*>(out + r * out_stride), n, st, exclusive);
+    }
+}
+
+template <class A, class T, class Op>
+void combine_rows(const T* a, const T* b, T* out, std::ptrdiff_t w) {
+    std::ptrdiff_t j = 0;
+    if constexpr (is_vectorized<A, T>()) {
+        using B = xsimd::batch<T, A>;
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+        for (; j + lanes <= w; j += lanes) {
+            Op::apply(B::load_unaligned(a + j), B::load_unaligned(b + j)).store_unaligned(out + j);
+        }
+    }
+    for (; j < w; ++j) {
+        out[j] = Op::apply(a[j], b[j]);
+    }
+}
+
+template <class A, class T, class Op, bool Exclusive, class State = typename Op::template state<T>>
+void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w) {
+    std::ptrdiff_t j = 0;
+    if constexpr (is_vectorized<A, T>()) {
+        using B = typename Op::template vector<T, A>;
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+        for (; j + lanes <= w; j += lanes) {
+            const B x = load_vector<B>(in + j);  // before out is written: out may equal in
+            typename Op::template state<B> before;
+            load_state(before, carry, w, j);
+            const auto after = Op::apply(before, Op::lift(x));
+            store_state(after, carry, w, j);
+            store_vector(out + j, Op::lower(Exclusive ? before : after));
+        }
+    }
+    for (; j < w; ++j) {
+        const T x = in[j];
+        typename Op::template state<T> before;
+        load_state(before, carry, w, j);
+        const auto after = Op::apply(before, Op::lift(x));
+        store_state(after, carry, w, j);
+        out[j] = Op::lower(Exclusive ? before : after);
+    }
+}
+
+template <class T, class Op, class State = typename Op::template state<T>>
+State apply_op(State a, State b) { return Op::apply(a, b); }
+
+}  // namespace SIMDSCAN_TIER
+}  // namespace detail
+}  // namespace simdscan

@@ -1,0 +1,126 @@
+// Vector states: loads and stores of elements into vectors (widening where wider), and the lane moves, selections
+// and carry-buffer accesses of states, a compensated one moving its sum and error alike.
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+
+#include <xsimd/xsimd.hpp>
+
+#include "kernels.hpp"
+#include "lanes/lanes_generic.hpp"
+
+namespace simdscan {
+namespace detail {
+namespace SIMDSCAN_TIER {
+
+// Vector loads and stores of elements: converting ones where the vector is wider than the element.
+template <class B, class T>
+B load_vector(const T* p) {
+    if constexpr (std::is_same<typename B::value_type, T>::value) {
+        return B::load_unaligned(p);
+    } else {
+        return Lanes<typename B::arch_type>::load_widened(p);
+    }
+}
+template <class B, class T>
+void store_vector(T* p, const B& x) {
+    if constexpr (std::is_same<typename B::value_type, T>::value) {
+        x.store_unaligned(p);
+    } else {
+        Lanes<typename B::arch_type>::store_narrowed(p, x);
+    }
+}
+// x rounded to the element type T and back, as an element stored and reloaded would be.
+template <class T, class B>
+B rounded_to_element(const B& x) {
+    if constexpr (std::is_same<typename B::value_type, T>::value) {
+        return x;
+    } else {
+        T element[B::size];
+        store_vector(element, x);
+        return load_vector<B>(element);
+    }
+}
+
+// Lane moves and selections on vector states: a compensated state moves its sum and error alike.
+template <class A, bool Reverse, std::size_t K, class T>
+xsimd::batch<T, A> shifted(const xsimd::batch<T, A>& x, const xsimd::batch<T, A>& fill) {
+    return Reverse ? Lanes<A>::template down<K>(x, fill) : Lanes<A>::template up<K>(x, fill);
+}
+template <class A, bool Reverse, std::size_t K, class B>
+Compensated<B> shifted(const Compensated<B>& x, const Compensated<B>& fill) {
+    return {shifted<A, Reverse, K>(x.sum, fill.sum), shifted<A, Reverse, K>(x.error, fill.error)};
+}
+
+// The lane holding the total (last in scan order) broadcast to all lanes.
+template <class A, bool Reverse, class T>
+xsimd::batch<T, A> broadcast_total(const xsimd::batch<T, A>& x) {
+    return Reverse ? Lanes<A>::broadcast_first(x) : Lanes<A>::broadcast_last(x);
+}
+template <class A, bool Reverse, class B>
+Compensated<B> broadcast_total(const Compensated<B>& x) {
+    return {broadcast_total<A, Reverse>(x.sum), broadcast_total<A, Reverse>(x.error)};
+}
+
+template <class T, class A>
+xsimd::batch<T, A> choose(const xsimd::batch_bool<T, A>& mask, const xsimd::batch<T, A>& a,
+                          const xsimd::batch<T, A>& b) {
+    return xsimd::select(mask, a, b);
+}
+template <class M, class B>
+Compensated<B> choose(const M& mask, const Compensated<B>& a, const Compensated<B>& b) {
+    return {choose(mask, a.sum, b.sum), choose(mask, a.error, b.error)};
+}
+
+// A scalar state in every lane, and lane 0 of a vector state.
+template <class B>
+B splat(const typename B::value_type& x) { return B(x); }
+template <class B>
+Compensated<B> splat(const Compensated<typename B::value_type>& x) { return {B(x.sum), B(x.error)}; }
+
+template <class T, class A>
+T first_lane(const xsimd::batch<T, A>& x) {
+    alignas(A::alignment()) T lanes[xsimd::batch<T, A>::size];
+    x.store_aligned(lanes);
+    return lanes[0];
+}
+template <class B>
+Compensated<typename B::value_type> first_lane(const Compensated<B>& x) {
+    return {first_lane(x.sum), first_lane(x.error)};
+}
+
+// A carry buffer's states, as TypedKernels::advance lays them out: w states, or for Compensated ones w sums then w
+// errors. V is the state type or its vector.
+template <class V, class State>
+void load_state(V& state, const State* carry, std::ptrdiff_t, std::ptrdiff_t j) {
+    if constexpr (std::is_same<V, State>::value) {
+        state = carry[j];
+    } else {
+        state = V::load_unaligned(carry + j);
+    }
+}
+template <class V, class C>
+void load_state(Compensated<V>& state, const Compensated<C>* carry, std::ptrdiff_t w, std::ptrdiff_t j) {
+    const C* sums = reinterpret_cast<const C*>(carry);
+    load_state(state.sum, sums, w, j);
+    load_state(state.error, sums + w, w, j);
+}
+template <class V, class State>
+void store_state(const V& state, State* carry, std::ptrdiff_t, std::ptrdiff_t j) {
+    if constexpr (std::is_same<V, State>::value) {
+        carry[j] = state;
+    } else {
+        state.store_unaligned(carry + j);
+    }
+}
+template <class V, class C>
+void store_state(const Compensated<V>& state, Compensated<C>* carry, std::ptrdiff_t w, std::ptrdiff_t j) {
+    C* sums = reinterpret_cast<C*>(carry);
+    store_state(state.sum, sums, w, j);
+    store_state(state.error, sums + w, w, j);
+}
+
+}  // namespace SIMDSCAN_TIER
+}  // namespace detail
+}  // namespace simdscan
