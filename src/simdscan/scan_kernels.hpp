@@ -2,7 +2,10 @@
 // the steps of a scan along an outer axis. Compiled once per tier (tier_kernels.hpp), with that tier's flags.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <limits>
 #include <type_traits>
 
 #include <xsimd/xsimd.hpp>
@@ -40,11 +43,90 @@ inline void prefetch_ahead(const T* at) {
 #endif
 }
 
+template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State>
+State scan_steps(const T* in, T* out, std::ptrdiff_t n, State base, State carry);
+
+// Log-sum-exp over one block of log_sum_exp_block_vectors vectors, against one reference (the larger of the block's
+// maximum and the running value `carry`): the running sum of exp(x - reference) is a plain vector scan, and each
+// output is reference + log(sum): one exp and one log per element, where LogAddExp::apply, step by step, costs an exp
+// and a log1p per vector step. Declines (returns false, writes nothing) when the block holds NaN or +inf, or spans
+// more than 700 (exp(-700) is still a normal double): LogAddExp's steps then scan it.
+constexpr std::ptrdiff_t log_sum_exp_block_vectors = 32;
+template <class A, class T, bool Reverse, bool Exclusive, bool HasBase>
+bool log_sum_exp_block(const T* in, T* out, double base, double& carry) {
+    using B = xsimd::batch<double, A>;
+    constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+    constexpr double infinity = std::numeric_limits<double>::infinity();
+    if (std::isnan(carry) || carry == infinity) {
+        return false;
+    }
+    B largest(-infinity);
+    B smallest(infinity);  // of the finite elements: -inf ones add nothing, whatever the reference
+    auto unordered = xsimd::isnan(largest);
+    for (std::ptrdiff_t v = 0; v < log_sum_exp_block_vectors; ++v) {
+        const B x = load_vector<B>(in + v * lanes);
+        unordered = unordered | xsimd::isnan(x);
+        largest = xsimd::max(largest, x);
+        smallest = xsimd::min(smallest, xsimd::select(x == B(-infinity), B(infinity), x));
+    }
+    alignas(A::alignment()) double top[lanes];
+    alignas(A::alignment()) double bottom[lanes];
+    largest.store_aligned(top);
+    smallest.store_aligned(bottom);
+    double reference = carry;
+    double lowest = carry == -infinity ? infinity : carry;
+    for (std::ptrdiff_t lane = 0; lane < lanes; ++lane) {
+        reference = std::max(reference, top[lane]);
+        lowest = std::min(lowest, bottom[lane]);
+    }
+    if (xsimd::any(unordered) || !std::isfinite(reference) || reference - lowest > 700.0) {
+        return false;
+    }
+    const B shift(reference);
+    const B fill(0.0);
+    const B base_lanes(base);
+    B running(std::exp(carry - reference));
+    for (std::ptrdiff_t step = 0; step < log_sum_exp_block_vectors; ++step) {
+        const std::ptrdiff_t at = (Reverse ? log_sum_exp_block_vectors - 1 - step : step) * lanes;
+        const B prefix = vector_prefix<A, Summation, Reverse, 1, B::size>(xsimd::exp(load_vector<B>(in + at) - shift), fill);
+        const B before = Exclusive ? shifted<A, Reverse, 1>(prefix, fill) : prefix;
+        B result = shift + xsimd::log(running + before);
+        if constexpr (HasBase) {
+            // As the element stored by a chunk scanned before its base was known, then rebased.
+            result = LogAddExp::apply(base_lanes, rounded_to_element<T>(result));
+        }
+        store_vector(out + at, result);
+        running = running + broadcast_total<A, Reverse>(prefix);
+    }
+    carry = reference + std::log(first_lane(running));
+    return true;
+}
+
 // Scans n contiguous elements onward from `carry`, the running state within the chunk, and returns the new one.
 // The modes are template parameters so that the loop carries no branch and no reload of the caller's state.
 template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase,
           class State = typename Op::template state<T>>
 State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
+    std::ptrdiff_t done = 0;
+    if constexpr (is_vectorized<A, T>() && std::is_same<Op, LogAddExp>::value) {
+        // Block by block (log_sum_exp_block), each block it declines by the steps below.
+        constexpr std::ptrdiff_t block = log_sum_exp_block_vectors * std::ptrdiff_t(Op::template vector<T, A>::size);
+        for (; done + block <= n; done += block) {
+            const std::ptrdiff_t at = Reverse ? n - done - block : done;
+            if (!log_sum_exp_block<A, T, Reverse, Exclusive, HasBase>(in + at, out + at, base, carry)) {
+                carry = scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(in + at, out + at, block, base, carry);
+            }
+        }
+        const std::ptrdiff_t rest_at = Reverse ? 0 : done;
+        return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(in + rest_at, out + rest_at, n - done, base, carry);
+    } else {
+        return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(in, out, n, base, carry);
+    }
+}
+
+// scan_span one op step at a time: vector_prefix within each vector, the op between vectors.
+template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State>
+State scan_steps(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
     std::ptrdiff_t done = 0;
     if constexpr (is_vectorized<A, T>()) {
         using B = typename Op::template vector<T, A>;
