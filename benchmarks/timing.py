@@ -73,16 +73,23 @@ def run_workload(
     kw: dict[str, Any] = dict(axis=w.axis, direction=w.direction, exclusive=w.exclusive, out=out)
     if w.compensated:
         kw["compensated"] = True
+    if "indices" in w.note:
+        kw.update(return_indices=True, out=(out, np.empty(x.shape, np.intp)))
 
     def simd() -> None:
         getattr(simdscan, w.op)(x, **kw)
 
     cands = [Candidate("simdscan 1T", simd, 1), Candidate("numpy", lambda: numpy_scan(w, x, out, tmp), 1)]
+    torch_fn = None
     if torch is not None:
-        torch_fn = torch_scan_fn(torch, w, x, out, tmp)
+        try:
+            torch_fn = torch_scan_fn(torch, w, x, out, tmp)
+        except TypeError as e:
+            note(f"  torch skipped: {e}")
+    if torch_fn is not None:
         cands.append(Candidate("torch 1T", torch_fn, 1))
     cands.append(Candidate("simdscan allT", simd, all_threads))
-    if torch is not None:
+    if torch_fn is not None:
         cands.append(Candidate("torch allT", torch_fn, torch_all))
 
     # Correctness guard: every candidate's output is checked before it is timed; a candidate that

@@ -55,7 +55,7 @@ class Workload:
         else:
             dims = "x".join(str(d) for d in shape) + f" axis {self.axis}"
         flags = (" dec" if self.direction == "decreasing" else "") + (" excl" if self.exclusive else "")
-        op = "cumprod " if self.op == "cumprod" else ""
+        op = "" if self.op == "cumsum" else f"{self.op} "
         compensated = " compensated" if self.compensated else ""
         return f"{op}{short[self.dtype]} {dims}{flags}{compensated}{self.note}"
 
@@ -84,6 +84,15 @@ WORKLOADS = [
     Workload((10_000_000,), "float32", direction="decreasing", exclusive=True, quick_shape=(625_000,),
              compensated=True),
     Workload((2048, 2048), "float16", axis=1, quick_shape=(512, 512), compensated=True),
+    # The rest of the scan family.
+    *(Workload((KIB64 // 4,), t, op=op) for op in ("cummax", "cummin") for t in ("float32", "int32")),
+    *(Workload((MB400 // 4,), t, op="cummax", quick_shape=(MB400 // 64,)) for t in ("float32", "int32")),
+    *(Workload((4096, 4096), "float32", axis=axis, op="cummax", quick_shape=(1024, 1024)) for axis in (0, 1)),
+    Workload((KIB64 // 4,), "float32", op="cummax", note=" indices"),
+    Workload((1 << 20,), "float32", op="cummax", note=" indices"),
+    *(Workload((1 << 20,), t, op="logcumsumexp") for t in ("float32", "float64")),
+    Workload((1 << 20,), "float32", note=" 10% NaN"),
+    Workload((1 << 20,), "float32", op="nancumsum", note=" 10% NaN"),
 ]
 
 
@@ -99,16 +108,23 @@ def human(n: int) -> str:
 def make_input(w: Workload, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
     """Small integer values (floats too), so every partial sum is exact in any summation order and the
     correctness check cannot be fooled by rounding; the speed of a scan does not depend on the values.
-    cumprod gets 1 + 1e-9 * randn so the products stay near 1."""
+    cumprod gets 1 + 1e-9 * randn so the products stay near 1; extrema and logcumsumexp get randn (times 1000 for
+    extrema, so that integers differ); the NaN rows get NaN at 10% of the places."""
     rng = np.random.default_rng(0)
     full = (shape[0] * w.step,) + shape[1:]
     x: np.ndarray[Any, Any]
     if w.op == "cumprod":
         x = 1.0 + 1e-9 * rng.standard_normal(full)
+    elif w.op in ("cummax", "cummin"):
+        x = 1000 * rng.standard_normal(full)
+    elif w.op == "logcumsumexp":
+        x = rng.standard_normal(full)
     else:
         hi = 1 if w.dtype == "float16" else 2  # a float16 row of 2048 stays exact at |sum| <= 2048
         x = rng.integers(-hi, hi + 1, size=full, dtype=np.int8)
     x = x.astype(w.dtype)
+    if "NaN" in w.note:
+        x[rng.random(full) < 0.1] = np.nan
     return x[:: w.step] if w.step > 1 else x
 
 
@@ -133,11 +149,18 @@ def along(ndim: int, axis: int, sl: slice) -> tuple[slice, ...]:
     return tuple(sl if d == axis else slice(None) for d in range(ndim))
 
 
+# NumPy's scans for the rest of the family: ufunc accumulations, increasing and inclusive only.
+FAMILY_UFUNCS = {"cummax": np.maximum, "cummin": np.minimum, "logcumsumexp": np.logaddexp}
+
+
 def numpy_scan(w: Workload, x: np.ndarray[Any, Any], out: np.ndarray[Any, Any], tmp: np.ndarray[Any, Any]) -> None:
     """NumPy as users write it, with the output dtype pinned (np.cumsum would widen int32 to int64).
     Decreasing + exclusive: flip the input (a view), scan into a scratch buffer, then copy it back flipped
     and shifted by one, with the identity at the end: the extra pass is what NumPy users pay."""
-    scan: Callable[..., Any] = np.cumsum if w.op == "cumsum" else np.cumprod
+    if w.op in FAMILY_UFUNCS:
+        FAMILY_UFUNCS[w.op].accumulate(x, axis=w.axis, out=out)
+        return
+    scan: Callable[..., Any] = {"cumsum": np.cumsum, "cumprod": np.cumprod, "nancumsum": np.nancumsum}[w.op]
     if w.direction == "increasing" and not w.exclusive:
         scan(x, axis=w.axis, dtype=out.dtype, out=out)
         return
@@ -152,8 +175,16 @@ def torch_scan_fn(torch: Any, w: Workload, x: np.ndarray[Any, Any], out: np.ndar
                   tmp: np.ndarray[Any, Any]) -> Callable[[], object]:
     """The same recipe as numpy_scan in PyTorch (torch.flip copies: that is what users get)."""
     tx, tout, ttmp = torch.from_numpy(x), torch.from_numpy(out), torch.from_numpy(tmp)
-    scan = torch.cumsum if w.op == "cumsum" else torch.cumprod
     d, n, dt = w.axis, x.shape[w.axis], tout.dtype
+    if w.op in ("cummax", "cummin"):
+        indices = torch.empty(x.shape, dtype=torch.int64)
+        extremum = torch.cummax if w.op == "cummax" else torch.cummin
+        return lambda: extremum(tx, d, out=(tout, indices))
+    if w.op == "logcumsumexp":
+        return lambda: torch.logcumsumexp(tx, d, out=tout)
+    if w.op == "nancumsum":
+        raise TypeError("torch has no nancumsum")
+    scan = torch.cumsum if w.op == "cumsum" else torch.cumprod
     if w.direction == "increasing" and not w.exclusive:
         return lambda: scan(tx, d, dtype=dt, out=tout)
     if w.direction != "decreasing" or not w.exclusive:
@@ -179,4 +210,4 @@ def matches(res: np.ndarray[Any, Any], ref: np.ndarray[Any, Any]) -> bool:
     if res.dtype.kind in "iu":
         return bool(np.array_equal(res, ref))
     rtol = {"float16": 1e-2, "float32": 1e-4, "float64": 1e-7}[res.dtype.name]
-    return bool(np.allclose(res.astype(np.float64), ref.astype(np.float64), rtol=rtol, atol=rtol))
+    return bool(np.allclose(res.astype(np.float64), ref.astype(np.float64), rtol=rtol, atol=rtol, equal_nan=True))

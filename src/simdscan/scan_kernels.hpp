@@ -49,37 +49,31 @@ State scan_steps(const T* in, T* out, std::ptrdiff_t n, State base, State carry)
 // Log-sum-exp over one block of log_sum_exp_block_vectors vectors, against one reference (the larger of the block's
 // maximum and the running value `carry`): the running sum of exp(x - reference) is a plain vector scan, and each
 // output is reference + log(sum): one exp and one log per element, where LogAddExp::apply, step by step, costs an exp
-// and a log1p per vector step. Declines (returns false, writes nothing) when the block holds NaN or +inf, or spans
-// more than 700 (exp(-700) is still a normal double): LogAddExp's steps then scan it.
+// and a log1p per vector step. Declines (returns false, writes nothing) when the block holds NaN or +inf, or when
+// the running value at its start lies more than 650 below the reference: every running sum then stays above
+// exp(-650), a normal double, and an element whose exp(x - reference) underflows lies over 58 below the running
+// value, adding less than 2^-80 of it.
 constexpr std::ptrdiff_t log_sum_exp_block_vectors = 32;
 template <class A, class T, bool Reverse, bool Exclusive, bool HasBase>
 bool log_sum_exp_block(const T* in, T* out, double base, double& carry) {
     using B = xsimd::batch<double, A>;
     constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-    constexpr double infinity = std::numeric_limits<double>::infinity();
-    if (std::isnan(carry) || carry == infinity) {
+    constexpr std::ptrdiff_t block = log_sum_exp_block_vectors * lanes;
+    if (std::isnan(carry)) {
         return false;
     }
-    B largest(-infinity);
-    B smallest(infinity);  // of the finite elements: -inf ones add nothing, whatever the reference
+    B largest(carry);
     auto unordered = xsimd::isnan(largest);
     for (std::ptrdiff_t v = 0; v < log_sum_exp_block_vectors; ++v) {
         const B x = load_vector<B>(in + v * lanes);
         unordered = unordered | xsimd::isnan(x);
         largest = xsimd::max(largest, x);
-        smallest = xsimd::min(smallest, xsimd::select(x == B(-infinity), B(infinity), x));
     }
     alignas(A::alignment()) double top[lanes];
-    alignas(A::alignment()) double bottom[lanes];
     largest.store_aligned(top);
-    smallest.store_aligned(bottom);
-    double reference = carry;
-    double lowest = carry == -infinity ? infinity : carry;
-    for (std::ptrdiff_t lane = 0; lane < lanes; ++lane) {
-        reference = std::max(reference, top[lane]);
-        lowest = std::min(lowest, bottom[lane]);
-    }
-    if (xsimd::any(unordered) || !std::isfinite(reference) || reference - lowest > 700.0) {
+    const double reference = *std::max_element(top, top + lanes);
+    const double start = std::max(carry, double(in[Reverse ? block - 1 : 0]));
+    if (xsimd::any(unordered) || !std::isfinite(reference) || reference - start > 650.0) {
         return false;
     }
     const B shift(reference);
