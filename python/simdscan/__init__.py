@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from . import _core
 from ._arithmetic import cumprod, cumsum
+from ._array_api import cumulative_prod, cumulative_sum
 from ._runtime import Direction, configure_from_environment, get_num_threads, isa, set_num_threads, supported_isas
 
 __version__: str = _core.__version__
@@ -29,6 +30,8 @@ __all__ = [
     "__version__",
     "cumprod",
     "cumsum",
+    "cumulative_prod",
+    "cumulative_sum",
     "get_num_threads",
     "isa",
     "set_num_threads",
@@ -36,7 +39,9 @@ __all__ = [
 ]
 
 # The public names are simdscan's wherever they are defined: help(), pickles and Sphinx name them so.
-for _public in (Direction, cumprod, cumsum, get_num_threads, isa, set_num_threads, supported_isas):
+for _public in (
+    Direction, cumprod, cumsum, cumulative_prod, cumulative_sum, get_num_threads, isa, set_num_threads, supported_isas
+):
     _public.__module__ = __name__
 del _public
 
