@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from . import _core
 from ._arithmetic import cumprod, cumsum
+from ._array_api import cumulative_prod, cumulative_sum
 from ._extrema import cummax, cummin, nancummax, nancummin
 from ._logsumexp import logcumsumexp
 from ._nan_skipping import nancumprod, nancumsum
@@ -37,6 +38,8 @@ __all__ = [
     "cummin",
     "cumprod",
     "cumsum",
+    "cumulative_prod",
+    "cumulative_sum",
     "get_num_threads",
     "isa",
     "logcumsumexp",
@@ -50,8 +53,8 @@ __all__ = [
 
 # The public names are simdscan's wherever they are defined: help(), pickles and Sphinx name them so.
 for _public in (
-    Direction, cummax, cummin, cumprod, cumsum, get_num_threads, isa, logcumsumexp, nancummax, nancummin, nancumprod,
-    nancumsum, set_num_threads, supported_isas,
+    Direction, cummax, cummin, cumprod, cumsum, cumulative_prod, cumulative_sum, get_num_threads, isa, logcumsumexp,
+    nancummax, nancummin, nancumprod, nancumsum, set_num_threads, supported_isas,
 ):
     _public.__module__ = __name__
 del _public

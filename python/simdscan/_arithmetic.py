@@ -2,20 +2,52 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 
 from . import _core
+from ._axes import scan_axes
 from ._runtime import Direction
+
+#: ``axis``: one axis, several (scanned in turn), or None (the flattened array)
+Axis = Union[int, Tuple[int, ...], None]
+#: ``direction``: one for every axis, or a tuple with one per axis
+Directions = Union[Direction, str, Tuple[Union[Direction, str], ...]]
+#: ``exclusive``: one for every axis, or a tuple with one per axis
+Exclusives = Union[bool, Tuple[bool, ...]]
+
+
+def _check_one_axis(direction: Any, exclusive: Any) -> None:
+    """A tuple of directions or flags belongs to a tuple axis (a tuple is truthy: it would pass as exclusive)."""
+    if isinstance(direction, tuple):
+        raise TypeError(
+            "direction must be a simdscan.Direction or one of 'increasing', 'decreasing'; a tuple of them needs a "
+            "tuple axis, with one entry per axis"
+        )
+    if isinstance(exclusive, tuple):
+        raise TypeError("exclusive must be one flag; a tuple of them needs a tuple axis, with one entry per axis")
+
+
+def _cumsum_axis(a: Any, axis: Any, *, direction: Any, exclusive: Any, out: Any, dtype: Any = None,
+                 compensated: bool = False) -> np.ndarray:
+    """simdscan's sum along one axis (or None), straight to the core."""
+    _check_one_axis(direction, exclusive)
+    return _core.scan("add", a, axis, direction, exclusive, dtype, out, compensated, False)
+
+
+def _cumprod_axis(a: Any, axis: Any, *, direction: Any, exclusive: Any, out: Any, dtype: Any = None) -> np.ndarray:
+    """simdscan's product along one axis (or None), straight to the core."""
+    _check_one_axis(direction, exclusive)
+    return _core.scan("multiply", a, axis, direction, exclusive, dtype, out, False, False)
 
 
 def cumsum(
     a: Any,
-    axis: Optional[int] = None,
+    axis: Axis = None,
     *,
-    direction: Union[Direction, str] = "increasing",
-    exclusive: bool = False,
+    direction: Directions = "increasing",
+    exclusive: Exclusives = False,
     dtype: Any = None,
     out: Optional[np.ndarray] = None,
     compensated: bool = False,
@@ -31,20 +63,24 @@ def cumsum(
         Input data: anything :func:`numpy.asarray` accepts (lists, scalars, arrays of any layout: strided,
         transposed, reversed, broadcast, byte-swapped, read-only). A contiguous input is never copied, and ``a``
         is never modified unless it is also ``out``.
-    axis : int or None, default None
+    axis : int, tuple of ints or None, default None
         DirectML's ``Axis``: the axis to scan; negative counts from the end. ``None`` scans the C-order
         flattened array and returns it 1-D, as :func:`numpy.cumsum` does; a 0-d input is scanned as shape (1,).
+        A tuple scans along each of its axes in turn, the first from ``a`` into the result and the others in place
+        on it: ``axis=(0, 1)`` gives a summed-area table (integral image). A repeated axis: ValueError.
     direction : {"increasing", "decreasing"} or Direction, default "increasing"
         DirectML's ``AxisDirection``: the order in which the running total walks the axis.
         ``"increasing"`` walks from index 0 up: out[i] totals x[0] .. x[i].
         ``"decreasing"`` walks from index n-1 down: out[i] totals x[i] .. x[n-1] (what NumPy spells
-        ``flip(cumsum(flip(x)))``). :class:`Direction` members work as well.
+        ``flip(cumsum(flip(x)))``). :class:`Direction` members work as well. With a tuple ``axis``: one direction
+        for all its axes, or a tuple with one per axis (of the wrong length: ValueError).
     exclusive : bool, default False
         DirectML's ``HasExclusiveSum``. False (inclusive): each element is part of the total written at its own
         index. True (exclusive): it is left out, so out[i] totals only the elements before it in the walk:
         increasing x[0] .. x[i-1], decreasing x[i+1] .. x[n-1]. The first output of the walk (out[0] increasing,
         out[n-1] decreasing) totals nothing and is the identity, 0. The result keeps ``a``'s length along the
-        axis (unlike ``numpy.cumulative_sum(include_initial=True)``, which adds one).
+        axis (unlike ``numpy.cumulative_sum(include_initial=True)``, which adds one; see :func:`cumulative_sum`).
+        With a tuple ``axis``: one flag for all its axes, or a tuple with one per axis.
     dtype : data-type, optional
         The dtype to scan in and to return; ``a`` is cast to it first, as NumPy casts. Default: ``a``'s own dtype
         (DirectML's rule: int32 in, int32 out, where :func:`numpy.cumsum` widens to int64), except that bool
@@ -77,10 +113,12 @@ def cumsum(
         ``axis`` is out of range.
     ValueError
         ``direction`` is a string other than "increasing" / "decreasing"; ``out`` has the wrong shape or is
-        read-only.
+        read-only; a tuple ``axis`` is empty or repeats an axis, or a tuple ``direction`` / ``exclusive`` has not
+        one entry per axis.
     TypeError
         ``direction`` is neither a string nor a Direction; the dtype cannot be scanned (object, strings,
-        datetime, void: named in the message); ``out`` is not an ndarray or has the wrong dtype.
+        datetime, void: named in the message); ``out`` is not an ndarray or has the wrong dtype; a tuple ``axis``
+        has a non-integer entry (None included); ``direction`` or ``exclusive`` is a tuple for an int ``axis``.
 
     See Also
     --------
@@ -157,21 +195,50 @@ def cumsum(
     array([[ 1,  3,  6],
            [ 4,  9, 15]], dtype=int32)
 
+    Several axes: a summed-area table (integral image), in one call. OpenCV's ``cv2.integral(img, sdepth=CV_32S)``
+    is ``(H+1, W+1)`` with a zero first row and column: write into a view of such an array, or take the exclusive
+    table, which is that array without its last row and column:
+
+    >>> img = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.uint8)
+    >>> simdscan.cumsum(img, axis=(0, 1), dtype=np.int32)
+    array([[ 1,  3,  6],
+           [ 5, 12, 21]], dtype=int32)
+    >>> integral = np.zeros((3, 4), dtype=np.int32)  # cv2.integral(img, sdepth=cv2.CV_32S)
+    >>> _ = simdscan.cumsum(img, axis=(0, 1), dtype=np.int32, out=integral[1:, 1:])
+    >>> integral
+    array([[ 0,  0,  0,  0],
+           [ 0,  1,  3,  6],
+           [ 0,  5, 12, 21]], dtype=int32)
+    >>> simdscan.cumsum(img, axis=(0, 1), exclusive=True, dtype=np.float64)
+    array([[0., 0., 0.],
+           [0., 1., 3.]])
+
+    and one direction or flag per axis (here: each row's total of the rows above it, from the right):
+
+    >>> simdscan.cumsum(img, axis=(0, 1), direction=("increasing", "decreasing"), exclusive=(True, False))
+    array([[0, 0, 0],
+           [6, 5, 3]], dtype=uint8)
+
     Compensated: float32 sums that do not drift with length:
 
     >>> tenths = np.full(10**7, 0.1, dtype=np.float32)
     >>> float(simdscan.cumsum(tenths)[-1]) == 1e6, float(simdscan.cumsum(tenths, compensated=True)[-1]) == 1e6
     (False, True)
     """
-    return _core.scan("add", a, axis, direction, exclusive, dtype, out, compensated, False)
+    if isinstance(axis, tuple):
+        summed: np.ndarray = scan_axes(_cumsum_axis, a, axis, direction=direction, exclusive=exclusive, out=out,
+                                       dtype=dtype, compensated=compensated)
+        return summed
+    return _cumsum_axis(a, axis, direction=direction, exclusive=exclusive, out=out, dtype=dtype,
+                        compensated=compensated)
 
 
 def cumprod(
     a: Any,
-    axis: Optional[int] = None,
+    axis: Axis = None,
     *,
-    direction: Union[Direction, str] = "increasing",
-    exclusive: bool = False,
+    direction: Directions = "increasing",
+    exclusive: Exclusives = False,
     dtype: Any = None,
     out: Optional[np.ndarray] = None,
 ) -> np.ndarray:
@@ -207,6 +274,12 @@ def cumprod(
     >>> simdscan.cumprod(x, direction="decreasing", exclusive=True)
     array([24, 12,  4,  1])
 
+    A running product over rectangles, with a tuple ``axis`` (see :func:`cumsum`):
+
+    >>> simdscan.cumprod(np.array([[1, 2], [3, 4]]), axis=(0, 1))
+    array([[ 1,  2],
+           [ 3, 24]])
+
     DirectML's example, sizes {1, 1, 3, 4}, decreasing along axis 3:
 
     >>> t = np.array([[2, 1, 3, 5], [3, 8, 7, 3], [9, 6, 2, 4]], dtype=np.float32).reshape(1, 1, 3, 4)
@@ -215,4 +288,8 @@ def cumprod(
              [504., 168.,  21.,   3.],
              [432.,  48.,   8.,   4.]]]], dtype=float32)
     """
-    return _core.scan("multiply", a, axis, direction, exclusive, dtype, out, False, False)
+    if isinstance(axis, tuple):
+        multiplied: np.ndarray = scan_axes(_cumprod_axis, a, axis, direction=direction, exclusive=exclusive, out=out,
+                                           dtype=dtype)
+        return multiplied
+    return _cumprod_axis(a, axis, direction=direction, exclusive=exclusive, out=out, dtype=dtype)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import operator
+from functools import partial
 from typing import Any, Optional, Union
 
 import numpy as np
 
 from . import _core
+from ._axes import is_decreasing, normalize_axis, scan_axes
 from ._runtime import Direction
 
 
@@ -29,8 +30,8 @@ def cummax(
     Parameters
     ----------
     a, axis, direction, exclusive
-        As :func:`cumsum`. Every integer dtype, bool and float16/32/64 are taken; complex numbers have no order
-        (TypeError).
+        As :func:`cumsum`, several axes included (without ``return_indices``). Every integer dtype, bool and
+        float16/32/64 are taken; complex numbers have no order (TypeError).
     out : ndarray, or a tuple (values, indices) with ``return_indices``, optional
         Where to write the result, with :func:`cumsum`'s rules (``out=a`` scans in place). With
         ``return_indices``, ``None`` or a pair of arrays, the second of dtype ``numpy.intp``.
@@ -140,6 +141,16 @@ def nancummin(
 
 
 def _extremum(op: str, a: Any, axis: Any, direction: Any, exclusive: Any, out: Any, return_indices: Any) -> Any:
+    if isinstance(axis, tuple):
+        return scan_axes(partial(_extremum_along, op), a, axis, direction=direction, exclusive=exclusive, out=out,
+                         return_indices=return_indices)
+    return _extremum_along(op, a, axis, direction=direction, exclusive=exclusive, out=out,
+                           return_indices=return_indices)
+
+
+def _extremum_along(
+    op: str, a: Any, axis: Any, *, direction: Any, exclusive: Any, out: Any, return_indices: Any = False
+) -> Any:
     if not return_indices:
         return _core.scan(op, a, axis, direction, exclusive, None, out, False, False)
     x = np.asarray(a)
@@ -150,8 +161,8 @@ def _extremum(op: str, a: Any, axis: Any, direction: Any, exclusive: Any, out: A
     values_out, indices_out = _output_pair(out)
     # The inclusive scan into a temporary first: every check has run before either output is written.
     inclusive = _core.scan(op, x, axis, direction, False, None, None, False, False)
-    axis = operator.index(axis) % x.ndim
-    decreasing = Direction(direction) is Direction.DECREASING
+    axis = normalize_axis(axis, x.ndim)
+    decreasing = is_decreasing(direction)
     indices = _supplier_positions(op, x, inclusive, axis, decreasing)
     values = inclusive
     if exclusive:
