@@ -220,9 +220,9 @@ def run(args: argparse.Namespace) -> int:
     if png:
         write_png(Path(png), [r[0] for r in rows], series, header + "\n" + note)
     if any(bad for *_, bad in results):
-        print("\nWARNING: some results did not match the NumPy reference (rows marked !!)")
-        return 1
-    return 0
+        print("\nWARNING: some results did not match the reference (rows marked !!)")
+    # Another library's result off the float64 reference (NumPy's float32 logaddexp drifts) is its own matter.
+    return 1 if any(name.startswith("simdscan") for *_, bad in results for name in bad) else 0
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
