@@ -42,16 +42,8 @@ def _cumprod_axis(a: Any, axis: Any, *, direction: Any, exclusive: Any, out: Any
     return _core.scan("multiply", a, axis, direction, exclusive, dtype, out, False, False)
 
 
-def cumsum(
-    a: Any,
-    axis: Axis = None,
-    *,
-    direction: Directions = "increasing",
-    exclusive: Exclusives = False,
-    dtype: Any = None,
-    out: Optional[np.ndarray] = None,
-    compensated: bool = False,
-) -> np.ndarray:
+def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
+           dtype: Any = None, out: Optional[np.ndarray] = None, compensated: bool = False) -> np.ndarray:
     """Cumulative sum along an axis, as DirectML's DML_CUMULATIVE_SUMMATION_OPERATOR_DESC.
 
     One pass of SIMD kernels over ``a``: scans the axis in increasing or decreasing index order, inclusive or
@@ -233,15 +225,8 @@ def cumsum(
                         compensated=compensated)
 
 
-def cumprod(
-    a: Any,
-    axis: Axis = None,
-    *,
-    direction: Directions = "increasing",
-    exclusive: Exclusives = False,
-    dtype: Any = None,
-    out: Optional[np.ndarray] = None,
-) -> np.ndarray:
+def cumprod(a: Any, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
+            dtype: Any = None, out: Optional[np.ndarray] = None) -> np.ndarray:
     """Cumulative product along an axis, as DirectML's DML_CUMULATIVE_PRODUCT_OPERATOR_DESC.
 
     Parameters, results and errors are those of :func:`cumsum` (``help(simdscan.cumsum)`` draws the four cases of
@@ -262,20 +247,18 @@ def cumprod(
     --------
     The four cases:
 
-    >>> import numpy as np
     >>> import simdscan
-    >>> x = np.array([1, 2, 3, 4])
-    >>> simdscan.cumprod(x)
-    array([ 1,  2,  6, 24])
-    >>> simdscan.cumprod(x, exclusive=True)
-    array([1, 1, 2, 6])
-    >>> simdscan.cumprod(x, direction="decreasing")
-    array([24, 24, 12,  4])
-    >>> simdscan.cumprod(x, direction="decreasing", exclusive=True)
-    array([24, 12,  4,  1])
+    >>> for direction in ("increasing", "decreasing"):
+    ...     for exclusive in (False, True):
+    ...         print(direction, exclusive, simdscan.cumprod([1, 2, 3, 4], direction=direction, exclusive=exclusive))
+    increasing False [ 1  2  6 24]
+    increasing True [1 1 2 6]
+    decreasing False [24 24 12  4]
+    decreasing True [24 12  4  1]
 
     A running product over rectangles, with a tuple ``axis`` (see :func:`cumsum`):
 
+    >>> import numpy as np
     >>> simdscan.cumprod(np.array([[1, 2], [3, 4]]), axis=(0, 1))
     array([[ 1,  2],
            [ 3, 24]])

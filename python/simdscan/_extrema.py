@@ -12,15 +12,8 @@ from ._axes import is_decreasing, normalize_axis, scan_axes
 from ._runtime import Direction
 
 
-def cummax(
-    a: Any,
-    axis: Optional[int] = None,
-    *,
-    direction: Union[Direction, str] = "increasing",
-    exclusive: bool = False,
-    out: Any = None,
-    return_indices: bool = False,
-) -> Any:
+def cummax(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
+           exclusive: bool = False, out: Any = None, return_indices: bool = False) -> Any:
     """Running maximum along an axis, in the input's dtype, with the flags of :func:`cumsum`.
 
     NaN propagates as in :func:`numpy.maximum.accumulate`: from the first NaN in scan order on, every output is
@@ -69,15 +62,8 @@ def cummax(
     return _extremum("maximum", a, axis, direction, exclusive, out, return_indices)
 
 
-def cummin(
-    a: Any,
-    axis: Optional[int] = None,
-    *,
-    direction: Union[Direction, str] = "increasing",
-    exclusive: bool = False,
-    out: Any = None,
-    return_indices: bool = False,
-) -> Any:
+def cummin(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
+           exclusive: bool = False, out: Any = None, return_indices: bool = False) -> Any:
     """Running minimum along an axis: :func:`cummax` with the order reversed (exclusive identity: the highest value).
 
     Examples
@@ -95,14 +81,8 @@ def cummin(
     return _extremum("minimum", a, axis, direction, exclusive, out, return_indices)
 
 
-def nancummax(
-    a: Any,
-    axis: Optional[int] = None,
-    *,
-    direction: Union[Direction, str] = "increasing",
-    exclusive: bool = False,
-    out: Optional[np.ndarray] = None,
-) -> np.ndarray:
+def nancummax(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
+              exclusive: bool = False, out: Optional[np.ndarray] = None) -> np.ndarray:
     """Running maximum that skips NaN, as :func:`numpy.fmax.accumulate`: NaN only before the first number.
 
     Parameters and errors are :func:`cummax`'s (without ``return_indices``). The kernels skip NaN as they
@@ -120,14 +100,8 @@ def nancummax(
     return _core.scan("maximum", a, axis, direction, exclusive, None, out, False, True)
 
 
-def nancummin(
-    a: Any,
-    axis: Optional[int] = None,
-    *,
-    direction: Union[Direction, str] = "increasing",
-    exclusive: bool = False,
-    out: Optional[np.ndarray] = None,
-) -> np.ndarray:
+def nancummin(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
+              exclusive: bool = False, out: Optional[np.ndarray] = None) -> np.ndarray:
     """Running minimum that skips NaN, as :func:`numpy.fmin.accumulate` (see :func:`nancummax`).
 
     Examples
@@ -148,9 +122,8 @@ def _extremum(op: str, a: Any, axis: Any, direction: Any, exclusive: Any, out: A
                            return_indices=return_indices)
 
 
-def _extremum_along(
-    op: str, a: Any, axis: Any, *, direction: Any, exclusive: Any, out: Any, return_indices: Any = False
-) -> Any:
+def _extremum_along(op: str, a: Any, axis: Any, *, direction: Any, exclusive: Any, out: Any,
+                    return_indices: Any = False) -> Any:
     if not return_indices:
         return _core.scan(op, a, axis, direction, exclusive, None, out, False, False)
     x = np.asarray(a)

@@ -10,15 +10,8 @@ from . import _core
 from ._runtime import Direction
 
 
-def logcumsumexp(
-    a: Any,
-    axis: Optional[int] = None,
-    *,
-    direction: Union[Direction, str] = "increasing",
-    exclusive: bool = False,
-    dtype: Any = None,
-    out: Optional[np.ndarray] = None,
-) -> np.ndarray:
+def logcumsumexp(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
+                 exclusive: bool = False, dtype: Any = None, out: Optional[np.ndarray] = None) -> np.ndarray:
     """log(cumsum(exp(a))) along an axis, computed stably, with the flags of :func:`cumsum`.
 
     Each step adds the larger operand to log1p(exp(-|a - b|)) (``numpy.logaddexp``'s formula), vectorized, so

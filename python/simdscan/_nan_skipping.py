@@ -10,16 +10,9 @@ from . import _core
 from ._runtime import Direction
 
 
-def nancumsum(
-    a: Any,
-    axis: Optional[int] = None,
-    *,
-    direction: Union[Direction, str] = "increasing",
-    exclusive: bool = False,
-    dtype: Any = None,
-    out: Optional[np.ndarray] = None,
-    compensated: bool = False,
-) -> np.ndarray:
+def nancumsum(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
+              exclusive: bool = False, dtype: Any = None, out: Optional[np.ndarray] = None,
+              compensated: bool = False) -> np.ndarray:
     """Cumulative sum counting NaN as zero, as :func:`numpy.nancumsum`, with every flag of :func:`cumsum`.
 
     The dtype is kept as :func:`cumsum` keeps it (NumPy widens small integers). The kernels skip NaN elements
@@ -38,15 +31,8 @@ def nancumsum(
     return _core.scan("add", a, axis, direction, exclusive, dtype, out, compensated, True)
 
 
-def nancumprod(
-    a: Any,
-    axis: Optional[int] = None,
-    *,
-    direction: Union[Direction, str] = "increasing",
-    exclusive: bool = False,
-    dtype: Any = None,
-    out: Optional[np.ndarray] = None,
-) -> np.ndarray:
+def nancumprod(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
+               exclusive: bool = False, dtype: Any = None, out: Optional[np.ndarray] = None) -> np.ndarray:
     """Cumulative product counting NaN as one, as :func:`numpy.nancumprod`, with the flags of :func:`cumprod`.
 
     Examples

@@ -28,8 +28,12 @@ struct AdmitsEvery {
     static V admit(const V& x) { return x; }
 };
 
-// Ops whose state is the element itself.
+// Ops whose state is the element itself, in vectors of elements.
 struct ExactState : AdmitsEvery {
+    template <class T, class A>
+    using vector = xsimd::batch<T, A>;  // the register the vector loops work in
+    template <class T>
+    using state = T;
     template <class V>
     static V lift(const V& x) { return x; }
     template <class V>
@@ -77,10 +81,6 @@ constexpr T summation_neutral() {
 }
 
 struct Summation : ExactState {
-    template <class T, class A>
-    using vector = xsimd::batch<T, A>;  // the register the vector loops work in
-    template <class T>
-    using state = T;
     template <class V>
     static V apply(const V& a, const V& b) { return a + b; }
     template <class T>
@@ -90,10 +90,6 @@ struct Summation : ExactState {
 };
 
 struct Product : ExactState {
-    template <class T, class A>
-    using vector = xsimd::batch<T, A>;
-    template <class T>
-    using state = T;
     template <class V>
     static V apply(const V& a, const V& b) { return a * b; }
     // The textbook formula, as NumPy computes it (std::complex's operator* adds C99 Annex G recovery).
@@ -179,10 +175,6 @@ struct WidenedSummation : AdmitsEvery {
 // A running maximum (Larger = true) or minimum, NaN propagating as numpy.maximum's: a NaN operand is the result.
 template <bool Larger>
 struct Extremum : ExactState {
-    template <class T, class A>
-    using vector = xsimd::batch<T, A>;
-    template <class T>
-    using state = T;
     template <class V>
     static V apply(const V& a, const V& b) { return pick(beats(a, b) | is_nan(a), a, b); }
     template <class V>

@@ -82,7 +82,8 @@ bool log_sum_exp_block(const T* in, T* out, double base, double& carry) {
     B running(std::exp(carry - reference));
     for (std::ptrdiff_t step = 0; step < log_sum_exp_block_vectors; ++step) {
         const std::ptrdiff_t at = (Reverse ? log_sum_exp_block_vectors - 1 - step : step) * lanes;
-        const B prefix = vector_prefix<A, Summation, Reverse, 1, B::size>(xsimd::exp(load_vector<B>(in + at) - shift), fill);
+        const B terms = xsimd::exp(load_vector<B>(in + at) - shift);
+        const B prefix = vector_prefix<A, Summation, Reverse, 1, B::size>(terms, fill);
         const B before = Exclusive ? shifted<A, Reverse, 1>(prefix, fill) : prefix;
         B result = shift + xsimd::log(running + before);
         if constexpr (HasBase) {
@@ -235,8 +236,8 @@ std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrd
     const std::ptrdiff_t vectors = rows * n / std::ptrdiff_t(lanes);
     for (std::ptrdiff_t v = 0; v < vectors; ++v) {
         const std::ptrdiff_t at = v * std::ptrdiff_t(lanes);
-        const VectorState prefix =
-            row_prefix<A, Op, Reverse, 1>(Op::lift(Op::admit(load_vector<B>(in + at))), fill, row_position, std::size_t(n));
+        const VectorState elements = Op::lift(Op::admit(load_vector<B>(in + at)));
+        const VectorState prefix = row_prefix<A, Op, Reverse, 1>(elements, fill, row_position, std::size_t(n));
         B result = Op::lower(prefix);
         if constexpr (Exclusive) {
             result =
