@@ -25,6 +25,7 @@ struct PythonObjects {
     py::object direction_type;
     py::object decreasing;
     py::dtype bool_result;
+    py::dtype intp;  // the indices' dtype
 };
 PythonObjects* objects = nullptr;
 
@@ -219,9 +220,33 @@ void check_operator_takes(CumulativeOperator op, const py::dtype& result) {
     }
 }
 
-py::array cumulative(CumulativeOperator op, const py::object& a, const py::object& axis,
-                     const py::object& direction, const py::object& exclusive, bool compensated, bool skip_nan,
-                     const py::object& dtype, const py::object& out) {
+// Checks an out= argument against the result's shape (array's) and dtype.
+void check_out(const py::object& out, const std::string& name, const py::array& array, const py::dtype& dtype) {
+    if (!py::isinstance<py::array>(out)) {
+        throw py::type_error(name + " must be a numpy.ndarray, got " + std::string(Py_TYPE(out.ptr())->tp_name));
+    }
+    const auto result = py::reinterpret_borrow<py::array>(out);
+    const bool same_shape =
+        result.ndim() == array.ndim() && std::equal(array.shape(), array.shape() + array.ndim(), result.shape());
+    if (!same_shape) {
+        throw py::value_error(name + " has shape " + py::str(out.attr("shape")).cast<std::string>() +
+                              ", the result has shape " + py::str(array.attr("shape")).cast<std::string>());
+    }
+    if (!native(result.dtype()).equal(dtype)) {
+        throw py::type_error(name + " has dtype " + dtype_name(result.dtype()) + ", the result has dtype " +
+                             dtype_name(dtype));
+    }
+    if (!result.writeable()) {
+        throw py::value_error(name + " is read-only");
+    }
+}
+
+// The scan of a along axis: the result array, or (values, indices) for an indexed extremum (want_indices, or
+// indices_out given).
+py::object cumulative(CumulativeOperator op, const py::object& a, const py::object& axis,
+                      const py::object& direction, const py::object& exclusive, bool compensated, bool skip_nan,
+                      const py::object& dtype, const py::object& out, bool want_indices = false,
+                      const py::object& indices_out = py::none()) {
     const bool reverse = parse_direction(direction);
     const bool exclusive_flag = truth(exclusive);
     // Subclasses (np.matrix, masked arrays) go through numpy.asarray, as numpy.cumsum's inputs do.
@@ -247,22 +272,14 @@ py::array cumulative(CumulativeOperator op, const py::object& a, const py::objec
 
     const bool have_out = !out.is_none();
     if (have_out) {
-        if (!py::isinstance<py::array>(out)) {
-            throw py::type_error("out must be a numpy.ndarray, got " + std::string(Py_TYPE(out.ptr())->tp_name));
-        }
-        const auto result = py::reinterpret_borrow<py::array>(out);
-        const bool same_shape = result.ndim() == array.ndim() &&
-                                std::equal(array.shape(), array.shape() + array.ndim(), result.shape());
-        if (!same_shape) {
-            throw py::value_error("out has shape " + py::str(out.attr("shape")).cast<std::string>() +
-                                  ", the result has shape " + py::str(array.attr("shape")).cast<std::string>());
-        }
-        if (!native(result.dtype()).equal(result_dtype)) {
-            throw py::type_error("out has dtype " + dtype_name(result.dtype()) + ", the result has dtype " +
-                                 dtype_name(result_dtype));
-        }
-        if (!result.writeable()) {
-            throw py::value_error("out is read-only");
+        check_out(out, "out", array, result_dtype);
+    }
+    const bool indexed = !indices_out.is_none() || want_indices;
+    if (!indices_out.is_none()) {
+        check_out(indices_out, "the indices' out", array, objects->intp);
+        const auto indices = py::reinterpret_borrow<py::array>(indices_out);
+        if (may_overlap(indices, array) || (have_out && may_overlap(indices, py::reinterpret_borrow<py::array>(out)))) {
+            throw py::value_error("the indices' out overlaps the input or the values' out");
         }
     }
     if (!native(array.dtype()).equal(result_dtype)) {
@@ -273,6 +290,10 @@ py::array cumulative(CumulativeOperator op, const py::object& a, const py::objec
         array = array.attr("copy")();
     }
     py::array result = have_out ? py::reinterpret_borrow<py::array>(out) : new_like(array, result_dtype);
+    py::array indices;
+    if (indexed) {
+        indices = !indices_out.is_none() ? py::reinterpret_borrow<py::array>(indices_out) : new_like(array, objects->intp);
+    }
 
     simdscan::CumulativeOperatorDesc desc;
     desc.op = op;
@@ -283,13 +304,19 @@ py::array cumulative(CumulativeOperator op, const py::object& a, const py::objec
     desc.exclusive = exclusive_flag;
     desc.compensated = compensated;
     desc.skip_nan = skip_nan;
+    if (indexed) {
+        desc.indices = view_of(indices, indices.mutable_data());
+    }
     if (array.size() >= gil_release_elements) {
         py::gil_scoped_release release;
         simdscan::execute(desc);
     } else {
         simdscan::execute(desc);
     }
-    return result;
+    if (indexed) {
+        return py::make_tuple(result, indices);
+    }
+    return std::move(result);
 }
 
 void initialise(const py::object& direction_type) {
@@ -303,7 +330,7 @@ void initialise(const py::object& direction_type) {
     const py::object bool_result =
         numpy.attr("cumsum")(numpy.attr("zeros")(1, py::arg("dtype") = "bool")).attr("dtype");
     objects = new PythonObjects{numpy.attr("ndarray"), numpy.attr("asarray"), axis_error, direction_type,
-                                direction_type.attr("DECREASING"), py::dtype(bool_result)};
+                                direction_type.attr("DECREASING"), py::dtype(bool_result), py::dtype("intp")};
 }
 
 }  // namespace
@@ -322,6 +349,15 @@ PYBIND11_MODULE(_core, m) {
         py::arg("op"), py::arg("a"), py::arg("axis"), py::arg("direction"), py::arg("exclusive"), py::arg("dtype"),
         py::arg("out"), py::arg("compensated"), py::arg("skip_nan"),
         "The scan of a along axis with op in add, multiply, maximum, minimum, logaddexp.");
+    m.def(
+        "scan_indexed",
+        [](const std::string& op, const py::object& a, const py::object& axis, const py::object& direction,
+           const py::object& exclusive, const py::object& out, const py::object& indices_out) {
+            return cumulative(parse_operator(op), a, axis, direction, exclusive, false, false, py::none(), out, true,
+                              indices_out);
+        },
+        py::arg("op"), py::arg("a"), py::arg("axis"), py::arg("direction"), py::arg("exclusive"), py::arg("out"),
+        py::arg("indices_out"), "(values, indices) of a running maximum or minimum along axis.");
     m.def("isa", &simdscan::active_isa, "The active ISA tier.");
     m.def("supported_isas", &simdscan::supported_isas, "ISA tiers this CPU supports, lowest first.");
     m.def("compiled_isas", &simdscan::compiled_isas, "ISA tiers compiled into this build, lowest first.");

@@ -8,7 +8,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import _core
-from ._axes import is_decreasing, normalize_axis, scan_axes
+from ._axes import scan_axes
 from ._runtime import Direction
 
 
@@ -126,33 +126,10 @@ def _extremum_along(op: str, a: Any, axis: Any, *, direction: Any, exclusive: An
                     return_indices: Any = False) -> Any:
     if not return_indices:
         return _core.scan(op, a, axis, direction, exclusive, None, out, False, False)
-    x = np.asarray(a)
-    if axis is None:
-        x, axis = x.reshape(-1), 0
-    elif x.ndim == 0:
-        x = x.reshape(1)
     values_out, indices_out = _output_pair(out)
-    # The inclusive scan into a temporary first: every check has run before either output is written.
-    inclusive = _core.scan(op, x, axis, direction, False, None, None, False, False)
-    axis = normalize_axis(axis, x.ndim)
-    decreasing = is_decreasing(direction)
-    indices = _supplier_positions(op, x, inclusive, axis, decreasing)
-    values = inclusive
-    if exclusive:
-        values = _shifted(inclusive, axis, decreasing, inclusive.dtype.type(_identity(op, inclusive.dtype)))
-        indices = _shifted(indices, axis, decreasing, np.intp(-1))
-    for target, result in ((values_out, values), (indices_out, indices)):
-        if target is not None:
-            _check_out(target, result)
-    if values_out is None and indices_out is None:
-        return values, indices
-    if values_out is not None:
-        np.copyto(values_out, values)
-        values = values_out
-    if indices_out is not None:
-        np.copyto(indices_out, indices)
-        indices = indices_out
-    return values, indices
+    result: tuple[np.ndarray, np.ndarray] = _core.scan_indexed(op, a, axis, direction, exclusive, values_out,
+                                                               indices_out)
+    return result
 
 
 def _output_pair(out: Any) -> tuple[Optional[np.ndarray], Optional[np.ndarray]]:
@@ -160,56 +137,4 @@ def _output_pair(out: Any) -> tuple[Optional[np.ndarray], Optional[np.ndarray]]:
         return None, None
     if not isinstance(out, tuple) or len(out) != 2:
         raise TypeError("with return_indices=True, out must be None or a tuple (values, indices)")
-    for part in out:
-        if part is not None and not isinstance(part, np.ndarray):
-            raise TypeError(f"out must hold numpy.ndarrays, got {type(part).__name__}")
     return out[0], out[1]
-
-
-def _check_out(target: np.ndarray, result: np.ndarray) -> None:
-    if target.shape != result.shape:
-        raise ValueError(f"out has shape {target.shape}, the result has shape {result.shape}")
-    if target.dtype.newbyteorder("=") != result.dtype:
-        raise TypeError(f"out has dtype {target.dtype}, the result has dtype {result.dtype}")
-    if not target.flags.writeable:
-        raise ValueError("out is read-only")
-
-
-def _identity(op: str, dtype: np.dtype) -> Any:
-    if dtype.kind == "b":
-        return op == "minimum"
-    if dtype.kind == "f":
-        return -np.inf if op == "maximum" else np.inf
-    info = np.iinfo(dtype)
-    return info.min if op == "maximum" else info.max
-
-
-def _shifted(values: np.ndarray, axis: int, decreasing: bool, first: Any) -> np.ndarray:
-    """values moved one place along axis in scan order, `first` entering at the start of the scan."""
-    result = np.empty_like(values)
-    moved = np.moveaxis(values, axis, -1)
-    target = np.moveaxis(result, axis, -1)
-    if decreasing:
-        target[..., :-1] = moved[..., 1:]
-        target[..., -1] = first
-    else:
-        target[..., 1:] = moved[..., :-1]
-        target[..., 0] = first
-    return result
-
-
-def _supplier_positions(op: str, x: np.ndarray, inclusive: np.ndarray, axis: int, decreasing: bool) -> np.ndarray:
-    """The position along axis of the element that supplied each inclusive value: among equal ones the latest in
-    scan order; from a NaN on, the first NaN's."""
-    supplied = x == inclusive
-    if inclusive.dtype.kind == "f":
-        reached_nan = np.isnan(inclusive)
-        supplied |= reached_nan & ~_shifted(reached_nan, axis, decreasing, False)
-    n = x.shape[axis]
-    positions = np.arange(n, dtype=np.intp).reshape((n,) + (1,) * (x.ndim - 1 - axis))
-    # The latest supplier in scan order: the largest position increasing, the smallest decreasing.
-    if decreasing:
-        return _core.scan("minimum", np.where(supplied, positions, np.intp(n)), axis, "decreasing", False, None,
-                          None, False, False)
-    return _core.scan("maximum", np.where(supplied, positions, np.intp(-1)), axis, "increasing", False, None, None,
-                      False, False)

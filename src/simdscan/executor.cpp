@@ -5,11 +5,14 @@
 //  outer           - the scan axis is strided but another axis is contiguous: whole rows combine elementwise, row by
 //                    row, in NumPy's order (outer_buffered: rows staged through a buffer);
 //  lines_buffered  - anything else (strided, byte-swapped, float16, misaligned): blocks of a line are gathered into a
-//                    buffer in scan order, scanned there, and scattered back.
+//                    buffer in scan order, scanned there, and scattered back;
+//  indexed         - extrema with the positions that supplied them (indexed_path.hpp): lines_buffered's way, with
+//                    the positions found from each block's inputs and running values.
 #include <type_traits>
 
 #include "dispatch.hpp"
 #include "element_types.hpp"
+#include "indexed_path.hpp"
 #include "paths.hpp"
 #include "plan.hpp"
 #include "scan.hpp"
@@ -56,6 +59,10 @@ void run_extremum(const CumulativeOperatorDesc& desc, const Plan& plan) {
     detail::TypedKernels<C, C> kernels = (maximum ? table.maximum : table.minimum).template get<C>();
     if (desc.input.data_type == DataType::boolean) {
         kernels.identity = maximum ? C(0) : C(1);  // false and true, not the byte's extremes
+    }
+    if (desc.indices.data != nullptr) {
+        return detail::run_indexed<S, C>(plan, kernels, desc.exclusive, desc.direction == AxisDirection::decreasing,
+                                         table);
     }
     run_typed<S>(desc, plan, kernels);
 }

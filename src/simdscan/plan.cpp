@@ -108,14 +108,35 @@ void validate(const CumulativeOperatorDesc& desc) {
     if (has_internal_overlap(out)) {
         throw std::invalid_argument("output elements overlap each other");
     }
+    const TensorView& indices = desc.indices;
+    if (indices.data != nullptr) {
+        if (desc.op != CumulativeOperator::maximum && desc.op != CumulativeOperator::minimum) {
+            throw std::invalid_argument("only maximum and minimum write indices");
+        }
+        if (desc.skip_nan) {
+            throw std::invalid_argument("NaN-skipping scans write no indices");
+        }
+        if (indices.sizes != out.sizes || indices.byte_strides.size() != indices.sizes.size()) {
+            throw std::invalid_argument("indices sizes differ from output sizes");
+        }
+        if (indices.data_type != DataType::int64 || indices.byte_swapped) {
+            throw std::invalid_argument("indices are native int64");
+        }
+        if (has_internal_overlap(indices)) {
+            throw std::invalid_argument("indices overlap each other");
+        }
+    }
 }
 
 Plan make_plan(const CumulativeOperatorDesc& desc) {
     const TensorView& in = desc.input;
     const TensorView& out = desc.output;
+    const TensorView& indices = desc.indices;
+    const bool has_indices = indices.data != nullptr;
     Plan plan{static_cast<const char*>(in.data), static_cast<char*>(out.data), in.sizes[desc.axis],
               in.byte_strides[desc.axis], out.byte_strides[desc.axis], {}, 1, 0, 0, false,
-              in.byte_swapped, out.byte_swapped};
+              in.byte_swapped, out.byte_swapped, static_cast<char*>(indices.data),
+              has_indices ? indices.byte_strides[desc.axis] : 0};
     visit_element_types(in.data_type, [&](auto types) {
         using Types = decltype(types);
         plan.element_size = std::ptrdiff_t(sizeof(typename Types::Stored));
@@ -125,20 +146,24 @@ Plan make_plan(const CumulativeOperatorDesc& desc) {
     if (desc.direction == AxisDirection::decreasing) {
         plan.in += (plan.n - 1) * plan.in_step;
         plan.out += (plan.n - 1) * plan.out_step;
+        plan.indices += (plan.n - 1) * plan.indices_step;
         plan.in_step = -plan.in_step;
         plan.out_step = -plan.out_step;
+        plan.indices_step = -plan.indices_step;
     }
     for (std::size_t d = 0; d < in.sizes.size(); ++d) {
         if (d == desc.axis || in.sizes[d] == 1) {
             continue;
         }
-        Dim dim{in.sizes[d], in.byte_strides[d], out.byte_strides[d]};
+        Dim dim{in.sizes[d], in.byte_strides[d], out.byte_strides[d], has_indices ? indices.byte_strides[d] : 0};
         // Lines are independent, so any other axis may be walked backwards: make the output's strides positive.
         if (dim.out_stride < 0) {
             plan.in += (dim.size - 1) * dim.in_stride;
             plan.out += (dim.size - 1) * dim.out_stride;
+            plan.indices += (dim.size - 1) * dim.indices_stride;
             dim.in_stride = -dim.in_stride;
             dim.out_stride = -dim.out_stride;
+            dim.indices_stride = -dim.indices_stride;
         }
         plan.others.push_back(dim);
         plan.lines *= dim.size;
@@ -150,8 +175,9 @@ Plan make_plan(const CumulativeOperatorDesc& desc) {
     for (const Dim& dim : plan.others) {
         if (!merged.empty()) {
             Dim& outer = merged.back();
-            if (outer.in_stride == dim.in_stride * dim.size && outer.out_stride == dim.out_stride * dim.size) {
-                outer = Dim{outer.size * dim.size, dim.in_stride, dim.out_stride};
+            if (outer.in_stride == dim.in_stride * dim.size && outer.out_stride == dim.out_stride * dim.size &&
+                outer.indices_stride == dim.indices_stride * dim.size) {
+                outer = Dim{outer.size * dim.size, dim.in_stride, dim.out_stride, dim.indices_stride};
                 continue;
             }
         }

@@ -15,6 +15,7 @@ struct Dim {
     std::ptrdiff_t size;
     std::ptrdiff_t in_stride;
     std::ptrdiff_t out_stride;
+    std::ptrdiff_t indices_stride;  // of the indices' view, where the job writes one (else 0)
 };
 
 // The job in scan order: pointers to each line's first element in scan order, the byte step between successive
@@ -33,6 +34,8 @@ struct Plan {
     bool converted;                    // stored in another type than the kernels compute in (float16)
     bool in_swapped;                   // the input is stored in the opposite byte order to the machine's
     bool out_swapped;
+    char* indices;                     // each line's first index in scan order, where the job writes indices
+    std::ptrdiff_t indices_step;
 };
 
 // Throws std::invalid_argument for an inconsistent description.
@@ -53,7 +56,7 @@ Path choose_path(const Plan& plan);
 
 // The innermost other axis: the consecutive lines of a run of for_each_run lie its strides apart.
 inline Dim innermost(const Plan& plan) {
-    return plan.others.empty() ? Dim{1, 0, 0} : plan.others.back();
+    return plan.others.empty() ? Dim{1, 0, 0, 0} : plan.others.back();
 }
 
 // Calls visit(in_offset, out_offset, count) for the lines [begin, end) in row-major order over `dims`, grouped in

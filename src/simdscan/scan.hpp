@@ -39,6 +39,10 @@ struct CumulativeOperatorDesc {
     CumulativeOperator op = CumulativeOperator::summation;
     TensorView input;
     TensorView output;  // same sizes and data type as input
+    // Beyond DirectML, maximum and minimum only: where data is set, the position along the axis of the element that
+    // supplied each output (native int64, output's sizes): the latest among equal ones, the first NaN from a NaN
+    // on, -1 where an exclusive scan's identity stands. It must not overlap input or output.
+    TensorView indices;
     std::size_t axis = 0;
     AxisDirection direction = AxisDirection::increasing;
     bool exclusive = false;  // HasExclusiveSum / HasExclusiveProduct

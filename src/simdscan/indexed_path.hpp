@@ -1,0 +1,121 @@
+// The indexed path: a running maximum or minimum with the position that supplied each value, line by line.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "kernels.hpp"
+#include "parallel.hpp"
+#include "plan.hpp"
+#include "staging.hpp"
+
+namespace simdscan {
+namespace detail {
+
+template <class C>
+bool is_nan_value(C x) {
+    if constexpr (std::is_floating_point<C>::value) {
+        return std::isnan(x);
+    } else {
+        return false;
+    }
+}
+
+// Scans one line of an indexed job: blocks gathered in scan order, their running values computed by the tier's
+// kernel into a buffer, then the suppliers' positions found from the inputs and those values (an element supplies
+// the running value where it equals it, or where the first NaN arrives), and both stored.
+template <class S, class C>
+class IndexedLines {
+public:
+    IndexedLines(const Plan& plan, const TypedKernels<C, C>& kernels, bool exclusive, bool decreasing,
+                 const KernelTable& table)
+        : plan_(plan), kernels_(kernels), exclusive_(exclusive), decreasing_(decreasing), staging_(plan, table),
+          values_(std::size_t(block)), positions_(std::size_t(block)) {}
+
+    void scan(const char* in, char* out, char* indices) {
+        ScanState<C> st{kernels_.neutral, kernels_.neutral, false, true};
+        std::int64_t supplier = -1;
+        bool reached_nan = false;
+        C carried_value = kernels_.identity;  // exclusive: the output that enters at the start of the next block
+        std::int64_t carried_position = -1;
+        for (std::ptrdiff_t begin = 0; begin < plan_.n; begin += block) {
+            const std::ptrdiff_t count = std::min(block, plan_.n - begin);
+            const C* x = staging_.load(in + begin * plan_.in_step, plan_.in_step, count);
+            C* values = values_.data();  // not staging's buffer: a converted block's x lies there
+            kernels_.scan[0](x, values, count, st, false);  // inclusive: the suppliers are found from these
+            for (std::ptrdiff_t i = 0; i < count; ++i) {
+                if (is_nan_value(values[i])) {
+                    if (!reached_nan) {
+                        supplier = begin + i;
+                        reached_nan = true;
+                    }
+                } else if (x[i] == values[i]) {
+                    supplier = begin + i;
+                }
+                positions_[std::size_t(i)] = supplier;
+            }
+            if (exclusive_) {
+                const C last_value = values[count - 1];
+                const std::int64_t last_position = positions_[std::size_t(count - 1)];
+                std::memmove(values + 1, values, std::size_t(count - 1) * sizeof(C));
+                std::memmove(positions_.data() + 1, positions_.data(), std::size_t(count - 1) * sizeof(std::int64_t));
+                values[0] = carried_value;
+                positions_[0] = carried_position;
+                carried_value = last_value;
+                carried_position = last_position;
+            }
+            staging_.store(values, out + begin * plan_.out_step, plan_.out_step, count);
+            for (std::ptrdiff_t i = 0; i < count; ++i) {
+                const std::int64_t p = positions_[std::size_t(i)];
+                // Scan positions count from the end of the axis when decreasing; -1 stays.
+                const std::int64_t index = p < 0 || !decreasing_ ? p : std::int64_t(plan_.n) - 1 - p;
+                std::memcpy(indices + (begin + i) * plan_.indices_step, &index, sizeof(index));
+            }
+        }
+    }
+
+private:
+    static constexpr std::ptrdiff_t block = Staging<S, C>::block;
+
+    const Plan& plan_;
+    const TypedKernels<C, C>& kernels_;
+    bool exclusive_;
+    bool decreasing_;
+    Staging<S, C> staging_;
+    std::vector<C> values_;
+    std::vector<std::int64_t> positions_;
+};
+
+// Runs an indexed job: lines in parallel, each line by one thread.
+template <class S, class C>
+void run_indexed(const Plan& plan, const TypedKernels<C, C>& kernels, bool exclusive, bool decreasing,
+                 const KernelTable& table) {
+    const std::ptrdiff_t bytes = plan.lines * plan.n * std::ptrdiff_t(sizeof(S) + sizeof(std::int64_t));
+    parallel_ranges(plan.lines, threads_for(bytes), [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+        IndexedLines<S, C> lines(plan, kernels, exclusive, decreasing, table);
+        std::vector<std::ptrdiff_t> coordinate(plan.others.size());
+        for (std::ptrdiff_t line = begin; line < end; ++line) {
+            std::ptrdiff_t rest = line;
+            std::ptrdiff_t in_offset = 0;
+            std::ptrdiff_t out_offset = 0;
+            std::ptrdiff_t indices_offset = 0;
+            for (std::size_t d = plan.others.size(); d-- > 0;) {
+                const Dim& dim = plan.others[d];
+                const std::ptrdiff_t at = rest % dim.size;
+                rest /= dim.size;
+                in_offset += at * dim.in_stride;
+                out_offset += at * dim.out_stride;
+                indices_offset += at * dim.indices_stride;
+            }
+            lines.scan(plan.in + in_offset, plan.out + out_offset, plan.indices + indices_offset);
+        }
+    });
+}
+
+}  // namespace detail
+}  // namespace simdscan
