@@ -5,13 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-missing=()
-command -v aarch64-linux-gnu-g++ >/dev/null || missing+=(g++-aarch64-linux-gnu)
-command -v qemu-aarch64 >/dev/null || missing+=(qemu-user)
-if ((${#missing[@]})); then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+bash .ci/install-packages.sh g++-aarch64-linux-gnu qemu-user libxsimd-dev
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

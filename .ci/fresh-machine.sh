@@ -32,10 +32,8 @@ unset SKBUILD_BUILD_DIR CMAKE_PREFIX_PATH SIMDSCAN_ISA
 cd "$clone"
 
 # The README's commands, read from the README itself.
-install_cmd=$(grep -m1 -xE 'python -m pip install \. && python -m simdscan' README.md) \
-  || die "README.md no longer shows: python -m pip install . && python -m simdscan"
-test_cmd=$(grep -m1 -xF 'python -m pip install ".[test]" && python -m pytest' README.md) \
-  || die "README.md no longer shows: python -m pip install \".[test]\" && python -m pytest"
+commands=$(bash .ci/readme-commands.sh) || die "README.md lacks a Set-up command (above)"
+install_cmd=${commands%%$'\n'*} test_cmd=${commands#*$'\n'}
 
 echo "+ $install_cmd"
 bash -c "$install_cmd" || die "$install_cmd"
@@ -43,5 +41,6 @@ source=$(python -c 'import simdscan._core as c; print(c.xsimd_source, c.xsimd_ve
 [ "${source%% *}" = pythran ] || die "the build took xsimd '$source', not the pythran package's headers"
 echo "xsimd: $source"
 
-echo "+ HYPOTHESIS_PROFILE=ci $test_cmd"
-HYPOTHESIS_PROFILE=ci bash -c "$test_cmd" || die "$test_cmd"
+# The slow tests are off unless asked for (tests/conftest.py): this phase is where CI runs them.
+echo "+ HYPOTHESIS_PROFILE=ci PYTEST_ADDOPTS=--run-slow $test_cmd"
+HYPOTHESIS_PROFILE=ci PYTEST_ADDOPTS=--run-slow bash -c "$test_cmd" || die "$test_cmd"

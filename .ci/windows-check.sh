@@ -5,10 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-command -v x86_64-w64-mingw32-g++-posix >/dev/null || {
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++-mingw-w64-x86-64-posix >/dev/null
-}
+bash .ci/install-packages.sh g++-mingw-w64-x86-64-posix libxsimd-dev
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

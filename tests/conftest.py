@@ -2,6 +2,10 @@
 
 Hypothesis profiles: "default" (100 examples) and "ci" (2000 examples), both
 without deadline; choose with the environment variable HYPOTHESIS_PROFILE.
+
+The tests marked ``slow`` (arrays of several GB, long stress runs) are skipped
+unless pytest is given ``--run-slow``; CI's fresh-machine phase passes it (through
+PYTEST_ADDOPTS), so that CI runs every one of them.
 """
 
 import os
@@ -40,6 +44,22 @@ _COMMON = dict(
 settings.register_profile("default", max_examples=100, **_COMMON)
 settings.register_profile("ci", max_examples=2000, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+SLOW_REASON = "slow: allocates several GB or runs long; run with --run-slow (only them: --run-slow -m slow)"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--run-slow", action="store_true", default=False,
+                     help="also run the tests marked slow (arrays of several GB, long stress runs)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--run-slow"):
+        return
+    skip = pytest.mark.skip(reason=SLOW_REASON)
+    for item in items:
+        if item.get_closest_marker("slow") is not None:
+            item.add_marker(skip)
 
 
 @pytest.fixture

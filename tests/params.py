@@ -18,3 +18,15 @@ def scan(op, a, axis, decreasing, exclusive):
     return getattr(simdscan, op)(
         a, axis=axis, direction="decreasing" if decreasing else "increasing", exclusive=exclusive
     )
+
+
+def func(op):
+    """simdscan.cumsum or simdscan.cumprod, by name."""
+    return getattr(simdscan, op)
+
+
+def variants():
+    """(direction argument, decreasing, exclusive) for both string directions and both exclusive modes."""
+    for direction, decreasing in DIRECTIONS[:2]:
+        for exclusive in (False, True):
+            yield direction, decreasing, exclusive

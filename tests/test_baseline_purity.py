@@ -111,6 +111,18 @@ def _allowed_avx(name):
     return any(t in name for t in AVX_TIERS) or name.removesuffix("@plt") in AVX_ENTRY_POINTS
 
 
+def _baseline_offenders(functions, offends):
+    """{name: the instructions for which offends(insn) holds}, over the functions outside the AVX tiers."""
+    found = {}
+    for name, insns in functions.items():
+        if _allowed_avx(name):
+            continue
+        bad = [i for i in insns if offends(i)]
+        if bad:
+            found[name] = bad
+    return found
+
+
 def _report(found, limit=40):
     lines = [f"  {name}\n      e.g. {insns[0]!r} ({len(insns)} such instructions)"
              for name, insns in sorted(found.items())[:limit]]
@@ -144,13 +156,7 @@ def test_parser_sees_every_tier(functions):
 
 
 def test_no_avx_outside_the_avx_tiers(functions):
-    violations = {}
-    for name, insns in functions.items():
-        if _allowed_avx(name):
-            continue
-        bad = [i for i in insns if _is_avx(i)]
-        if bad:
-            violations[name] = bad
+    violations = _baseline_offenders(functions, _is_avx)
     assert not violations, (
         f"{len(violations)} functions outside {'/'.join(AVX_TIERS)} contain AVX/AVX-512 "
         f"instructions (ymm/zmm/k registers or VEX/EVEX mnemonics); on a CPU without AVX they "
@@ -160,13 +166,7 @@ def test_no_avx_outside_the_avx_tiers(functions):
 
 def test_baseline_code_is_sse2_only(functions):
     """Nothing outside the AVX tiers needs more than x86-64's SSE2 (the baseline tier is "sse2")."""
-    violations = {}
-    for name, insns in functions.items():
-        if _allowed_avx(name):
-            continue
-        bad = [i for i in insns if _mnemonic(i)[0] in BEYOND_SSE2]
-        if bad:
-            violations[name] = bad
+    violations = _baseline_offenders(functions, lambda i: _mnemonic(i)[0] in BEYOND_SSE2)
     assert not violations, (
         f"{len(violations)} functions outside the AVX tiers use instructions beyond SSE2 "
         f"(SSE3/SSSE3/SSE4/POPCNT/BMI):\n{_report(violations)}"
@@ -175,12 +175,7 @@ def test_baseline_code_is_sse2_only(functions):
 
 def test_avx_tiers_are_only_reached_through_their_entry_points(functions):
     """No baseline function calls into an AVX tier directly (only the tables, built after the CPU check, do)."""
-    callers = {}
-    for name, insns in functions.items():
-        if _allowed_avx(name):
-            continue
-        calls = [i for i in insns
-                 if _mnemonic(i)[0].startswith(("call", "jmp")) and any(t in i for t in AVX_TIERS)]
-        if calls:
-            callers[name] = calls
+    callers = _baseline_offenders(
+        functions, lambda i: _mnemonic(i)[0].startswith(("call", "jmp")) and any(t in i for t in AVX_TIERS)
+    )
     assert not callers, f"baseline functions call AVX-tier code directly:\n{_report(callers)}"

@@ -1,6 +1,7 @@
-"""Scans alongside Python threads: the GIL is released while scanning, and many Python threads scan at once while
-the thread count changes."""
+"""Scans alongside Python threads: the GIL is released while scanning, concurrent calls on shared and private
+arrays give the reference's results, and many Python threads scan at once while the thread count changes."""
 
+import concurrent.futures
 import sys
 import threading
 import time
@@ -11,7 +12,7 @@ import pytest
 import simdscan
 from compare import assert_bit_identical
 from data import make_data, scan_data, seed_of
-from reference import OPS, PATHS, check_scan
+from reference import OPS, PATHS, check_scan, expected
 
 # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
 pytestmark = [pytest.mark.kernels, pytest.mark.usefixtures("restore_thread_count")]
@@ -123,3 +124,46 @@ def test_concurrent_scans_while_thread_count_changes():
         raise errors[0]
     assert switches[0] > 1
     assert simdscan.get_num_threads() in (1, 3)
+
+
+def test_concurrent_calls_from_threads():
+    n = 100_000
+    shared = (np.arange(n, dtype=np.int64) * 7919) % 13 - 6
+    shared.flags.writeable = False
+    shared_f = shared.astype(np.float64)  # small integers: float sums are exact
+    shared_f.flags.writeable = False
+    refs = {
+        (dec, exc): expected("cumsum", shared, None, dec, exc).value
+        for dec in (False, True) for exc in (False, True)
+    }
+
+    def work(k):
+        rng = np.random.default_rng(k)
+        private = rng.integers(-5, 6, size=n).astype(np.int32)
+        private_ref = np.cumsum(private, dtype=np.int32)
+        buf = np.empty(n, np.int32)
+        for i in range(50):
+            dec, exc = bool(i % 2), bool((i // 2) % 2)
+            direction = "decreasing" if dec else "increasing"
+            r = simdscan.cumsum(shared, direction=direction, exclusive=exc)
+            if not np.array_equal(r, refs[(dec, exc)]):
+                return f"thread {k} call {i}: shared int64 result wrong"
+            rf = simdscan.cumsum(shared_f, direction=direction, exclusive=exc)
+            if not np.array_equal(rf, refs[(dec, exc)].astype(np.float64)):
+                return f"thread {k} call {i}: shared float64 result wrong"
+            simdscan.cumsum(private, out=buf)
+            if not np.array_equal(buf, private_ref):
+                return f"thread {k} call {i}: private out= result wrong"
+            p = private.copy()
+            simdscan.cumsum(p, out=p)
+            if not np.array_equal(p, private_ref):
+                return f"thread {k} call {i}: private in-place result wrong"
+            q = simdscan.cumprod(np.abs(private[:64]) % 2 + 1, exclusive=exc)
+            if not np.array_equal(q, expected("cumprod", np.abs(private[:64]) % 2 + 1, None, False, exc).value):
+                return f"thread {k} call {i}: cumprod result wrong"
+        return None
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(work, range(8)))
+    assert results == [None] * 8, [r for r in results if r]
+    assert np.array_equal(shared, (np.arange(n, dtype=np.int64) * 7919) % 13 - 6)

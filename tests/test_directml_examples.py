@@ -14,25 +14,25 @@ pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the 
 
 INPUT = [[2, 1, 3, 5], [3, 8, 7, 3], [9, 6, 2, 4]]
 
-# (id, op, axis, direction, exclusive, expected)
-EXAMPLES = [
-    ("sum-axis3", "cumsum", 3, "increasing", False,
-     [[2, 3, 6, 11], [3, 11, 18, 21], [9, 15, 17, 21]]),
-    ("sum-axis3-exclusive", "cumsum", 3, "increasing", True,
-     [[0, 2, 3, 6], [0, 3, 11, 18], [0, 9, 15, 17]]),
-    ("sum-axis3-decreasing", "cumsum", 3, "decreasing", False,
-     [[11, 9, 8, 5], [21, 18, 10, 3], [21, 12, 6, 4]]),
-    ("sum-axis2", "cumsum", 2, "increasing", False,
-     [[2, 1, 3, 5], [5, 9, 10, 8], [14, 15, 12, 12]]),
-    ("prod-axis3", "cumprod", 3, "increasing", False,
-     [[2, 2, 6, 30], [3, 24, 168, 504], [9, 54, 108, 432]]),
-    ("prod-axis3-exclusive", "cumprod", 3, "increasing", True,
-     [[1, 2, 2, 6], [1, 3, 24, 168], [1, 9, 54, 108]]),
-    ("prod-axis3-decreasing", "cumprod", 3, "decreasing", False,
-     [[30, 15, 15, 5], [504, 168, 21, 3], [432, 48, 8, 4]]),
-    ("prod-axis2", "cumprod", 2, "increasing", False,
-     [[2, 1, 3, 5], [6, 8, 21, 15], [54, 48, 42, 60]]),
+# DirectML's examples, (axis, direction, exclusive) -> the expected output, for each operator in that order
+MODES = [(3, "increasing", False), (3, "increasing", True), (3, "decreasing", False), (2, "increasing", False)]
+MODE_IDS = ["axis3", "axis3-exclusive", "axis3-decreasing", "axis2"]
+SUMS = [
+    [[2, 3, 6, 11], [3, 11, 18, 21], [9, 15, 17, 21]],
+    [[0, 2, 3, 6], [0, 3, 11, 18], [0, 9, 15, 17]],
+    [[11, 9, 8, 5], [21, 18, 10, 3], [21, 12, 6, 4]],
+    [[2, 1, 3, 5], [5, 9, 10, 8], [14, 15, 12, 12]],
 ]
+PRODUCTS = [
+    [[2, 2, 6, 30], [3, 24, 168, 504], [9, 54, 108, 432]],
+    [[1, 2, 2, 6], [1, 3, 24, 168], [1, 9, 54, 108]],
+    [[30, 15, 15, 5], [504, 168, 21, 3], [432, 48, 8, 4]],
+    [[2, 1, 3, 5], [6, 8, 21, 15], [54, 48, 42, 60]],
+]
+# (op, axis, direction, exclusive, expected), named "sum-axis3", "prod-axis3-exclusive", ...
+EXAMPLES = [(op, *mode, values) for op, table in (("cumsum", SUMS), ("cumprod", PRODUCTS))
+            for mode, values in zip(MODES, table)]
+EXAMPLE_IDS = [f"{name}-{mode}" for name in ("sum", "prod") for mode in MODE_IDS]
 
 DTYPES = ["float32", "float16", "float64", "int32", "uint32", "int64"]
 
@@ -45,6 +45,12 @@ def _expected(values, dtype):
     return np.array(values, dtype=dtype).reshape(1, 1, 3, 4)
 
 
+def each_example(test):
+    """Runs ``test(op, axis, direction, exclusive, values, dtype)`` on every example in every dtype."""
+    test = pytest.mark.parametrize("op, axis, direction, exclusive, values", EXAMPLES, ids=EXAMPLE_IDS)(test)
+    return pytest.mark.parametrize("dtype", DTYPES)(test)
+
+
 def _assert_exact(got, want):
     assert type(got) is np.ndarray
     assert got.dtype == want.dtype, (got.dtype, want.dtype)
@@ -52,11 +58,8 @@ def _assert_exact(got, want):
     np.testing.assert_array_equal(got, want, strict=True)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize(
-    "name, op, axis, direction, exclusive, values", EXAMPLES, ids=[e[0] for e in EXAMPLES]
-)
-def test_example(name, op, axis, direction, exclusive, values, dtype):
+@each_example
+def test_example(op, axis, direction, exclusive, values, dtype):
     a = _input(dtype)
     before = a.copy()
     got = getattr(simdscan, op)(a, axis, direction=direction, exclusive=exclusive)
@@ -65,11 +68,8 @@ def test_example(name, op, axis, direction, exclusive, values, dtype):
     np.testing.assert_array_equal(a, before, strict=True)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize(
-    "name, op, axis, direction, exclusive, values", EXAMPLES, ids=[e[0] for e in EXAMPLES]
-)
-def test_example_negative_axis_and_enum(name, op, axis, direction, exclusive, values, dtype):
+@each_example
+def test_example_negative_axis_and_enum(op, axis, direction, exclusive, values, dtype):
     """Same example with the axis counted from the end and the Direction enum."""
     a = _input(dtype)
     member = getattr(simdscan.Direction, direction.upper())
@@ -77,11 +77,8 @@ def test_example_negative_axis_and_enum(name, op, axis, direction, exclusive, va
     _assert_exact(got, _expected(values, dtype))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize(
-    "name, op, axis, direction, exclusive, values", EXAMPLES, ids=[e[0] for e in EXAMPLES]
-)
-def test_example_in_place(name, op, axis, direction, exclusive, values, dtype):
+@each_example
+def test_example_in_place(op, axis, direction, exclusive, values, dtype):
     """DirectML allows the output to alias the input: out=a."""
     a = _input(dtype)
     got = getattr(simdscan, op)(a, axis, direction=direction, exclusive=exclusive, out=a)
@@ -89,11 +86,8 @@ def test_example_in_place(name, op, axis, direction, exclusive, values, dtype):
     _assert_exact(a, _expected(values, dtype))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize(
-    "name, op, axis, direction, exclusive, values", EXAMPLES, ids=[e[0] for e in EXAMPLES]
-)
-def test_example_separate_out(name, op, axis, direction, exclusive, values, dtype):
+@each_example
+def test_example_separate_out(op, axis, direction, exclusive, values, dtype):
     a = _input(dtype)
     out = np.full_like(a, 77)
     got = getattr(simdscan, op)(a, axis, direction=direction, exclusive=exclusive, out=out)
