@@ -1,8 +1,10 @@
-"""Cumulative sum and product of Dask arrays, every chunk scanned by simdscan.
+"""The scan family over Dask arrays, every chunk scanned by simdscan.
 
-``simdscan.dask.cumsum`` and ``simdscan.dask.cumprod`` take a :class:`dask.array.Array` and return one,
-lazily, with the semantics of :func:`simdscan.cumsum` / :func:`simdscan.cumprod` (direction, exclusive,
-dtype). This module needs Dask (``pip install simdscan[dask]``); ``import simdscan`` never imports it.
+``cumsum``, ``cumprod``, ``cummax``, ``cummin``, ``nancummax``, ``nancummin``, ``nancumsum``, ``nancumprod`` and
+``logcumsumexp`` of this module take a :class:`dask.array.Array` and return one, lazily, with the semantics and
+the keywords of the NumPy-level function of the same name in :mod:`simdscan` (direction, exclusive, dtype,
+compensated, return_indices), ``out=`` excepted. This module needs Dask (``pip install simdscan[dask]``);
+``import simdscan`` never imports it.
 
 How the scan is built (nothing is computed until the result is):
 
@@ -12,17 +14,29 @@ How the scan is built (nothing is computed until the result is):
    chunk k is the total of the chunks before it (increasing) or after it (decreasing). This is a chain of
    tiny tasks, so chunk k can be finished as soon as the chunks before it are, and a large array streams
    through a cluster instead of being held in memory all at once;
-4. each chunk's result is its carry combined with its local scan (``carry + local`` or ``carry * local``).
+4. each chunk's result is its carry combined with its local scan by the operation's ufunc.
+
+One table (``_OPS``) says, per function, which simdscan function scans a chunk and which ufunc combines a carry
+with what follows it: :data:`numpy.add` (cumsum, and nancumsum, whose chunk totals are NaN-free sums),
+:data:`numpy.multiply` (cumprod, nancumprod), :data:`numpy.maximum` / :data:`numpy.minimum` (cummax, cummin: NaN
+propagates), :data:`numpy.fmax` / :data:`numpy.fmin` (nancummax, nancummin: the total of an all-NaN chunk is
+NaN, which these skip, so it never poisons a carry) and :data:`numpy.logaddexp` (logcumsumexp). An empty
+chunk's total is the ufunc's neutral element (0, 1, the dtype's lowest or highest value, NaN for fmax / fmin on
+floats, -inf).
 
 The data is never rechunked, flipped or copied into another layout: the result has the input's chunks
 (with ``axis=None`` the array is first flattened in C order by :meth:`dask.array.Array.ravel`, which may
 rechunk an array chunked across more than its last axis).
 
-Integer results are exact: integers wrap modulo 2**bits in the result dtype, exactly as simdscan does on
-the whole array, whatever the chunking. Floating-point results differ from simdscan on the whole array
-only by rounding: the chunked scan adds (or multiplies) in a different order, and stays within the same
-recursive-summation error bound. float16 is accumulated in float32 and rounded once per output, as simdscan
-does. (Where a finite running total overflows to inf, the place it overflows can depend on the chunking.)
+Accuracy. Integer results are exact: integers wrap modulo 2**bits in the result dtype, exactly as simdscan
+does on the whole array, whatever the chunking. Running extrema (values and indices) are exact. Floating-point
+sums and products differ from simdscan on the whole array only by rounding: the chunked scan adds (or
+multiplies) in a different order, and stays within the same recursive-summation error bound. float16 is
+accumulated in float32 and rounded once per output, as simdscan does. (Where a finite running total overflows
+to inf, the place it overflows can depend on the chunking.) logcumsumexp keeps the running value in float64
+as simdscan does: float16 and float32 chunks are scanned, and their carries combined, in float64 and rounded
+once per output, so they equal the whole-array result but for a rare tie of that rounding; float64 adds one
+rounding of ``logaddexp(carry, local)`` per chunk boundary (a few units in the last place of the output).
 
 simdscan may split the scan of a large chunk across its own thread pool. Where Dask already runs one
 task per core (its threaded scheduler, or workers with several threads), ``simdscan.set_num_threads(1)``
@@ -32,6 +46,7 @@ in each process avoids running more threads than cores.
 from __future__ import annotations
 
 import operator
+from dataclasses import dataclass, replace
 from itertools import product
 from typing import Any, Callable, Optional, Union
 
@@ -43,12 +58,60 @@ from dask.highlevelgraph import HighLevelGraph
 import simdscan
 
 from . import Direction
+from ._extrema import _identity
 
-__all__ = ["cumprod", "cumsum"]
+__all__ = [
+    "cummax", "cummin", "cumprod", "cumsum", "logcumsumexp", "nancummax", "nancummin", "nancumprod", "nancumsum",
+]
 
-_SCAN: dict[str, Callable[..., np.ndarray]] = {"add": simdscan.cumsum, "multiply": simdscan.cumprod}
-_UFUNC: dict[str, np.ufunc] = {"add": np.add, "multiply": np.multiply}
-_IDENTITY: dict[str, int] = {"add": 0, "multiply": 1}
+_Direction = Union[Direction, str]
+
+
+@dataclass(frozen=True)
+class _Op:
+    """One scan of the family: how a chunk is scanned, and how a carry combines with what follows it."""
+
+    scan: Callable[..., Any]  # the NumPy-level simdscan function, applied to each chunk
+    ufunc: np.ufunc  # ufunc(carry, later): the carry comes first in scan order
+    casts: bool  # the scan takes dtype= (it may accumulate in a wider dtype than it returns)
+    indices: bool = False  # cummax / cummin with return_indices: (values, positions along the axis) pairs
+
+
+_OPS: dict[str, _Op] = {
+    "cumsum": _Op(simdscan.cumsum, np.add, True),
+    "cumprod": _Op(simdscan.cumprod, np.multiply, True),
+    "cummax": _Op(simdscan.cummax, np.maximum, False),
+    "cummin": _Op(simdscan.cummin, np.minimum, False),
+    "nancummax": _Op(simdscan.nancummax, np.fmax, False),
+    "nancummin": _Op(simdscan.nancummin, np.fmin, False),
+    "nancumsum": _Op(simdscan.nancumsum, np.add, True),
+    "nancumprod": _Op(simdscan.nancumprod, np.multiply, True),
+    "logcumsumexp": _Op(simdscan.logcumsumexp, np.logaddexp, True),
+}
+
+
+def _neutral(op: _Op, dtype: np.dtype) -> Any:
+    """The value that ``op.ufunc`` leaves the other operand alone with: the total of an empty chunk. For the
+    extrema it is also the identity that an exclusive scan writes first (fmax / fmin: NaN on floats)."""
+    if op.ufunc in (np.add, np.multiply):
+        return int(op.ufunc is np.multiply)
+    if op.ufunc is np.logaddexp or (op.ufunc in (np.fmax, np.fmin) and dtype.kind == "f"):
+        return -np.inf if op.ufunc is np.logaddexp else np.nan
+    return _identity("minimum" if op.ufunc in (np.minimum, np.fmin) else "maximum", dtype)
+
+
+def _accumulation_dtype(op: _Op, rdt: np.dtype, compensated: bool) -> np.dtype:
+    """The dtype chunks are scanned and carries combined in, as simdscan accumulates inside one scan: float16
+    sums and products in float32, compensated float32 / complex64 sums in double precision, logcumsumexp of
+    float16 and float32 in float64; the extrema are exact in the result dtype."""
+    if op.ufunc is np.logaddexp and rdt.itemsize < 8:
+        return np.dtype(np.float64)
+    if op.ufunc in (np.add, np.multiply):
+        if rdt == np.float16:
+            return np.dtype(np.float32)
+        if compensated:
+            return np.dtype({"f4": np.float64, "c8": np.complex128}.get(rdt.str[1:], rdt))
+    return rdt
 
 
 # --------------------------------------------------------------------------
@@ -58,28 +121,41 @@ def _prepare(block: np.ndarray, rdt: np.dtype, acc: np.dtype) -> np.ndarray:
     """The block as simdscan would see it before accumulating in ``acc``.
 
     Where the result accumulates in a wider type (float16 in float32; compensated float32 and complex64 in
-    float64 and complex128), the input is cast to the result dtype first, as simdscan does, and the wider
-    scan of those values is what simdscan computes internally. Otherwise the block is returned as is and
-    simdscan casts it (``dtype=rdt``)."""
+    float64 and complex128; logcumsumexp in float64), the input is cast to the result dtype first, as simdscan
+    does, and the wider scan of those values is what simdscan computes internally. Otherwise the block is
+    returned as is and simdscan casts it (``dtype=rdt``)."""
     if acc != rdt:
         return np.asarray(block).astype(rdt, copy=False)
     return block
 
 
-def _local_scan(
-    block: np.ndarray,
-    *,
-    op: str,
-    axis: int,
-    direction: Direction,
-    exclusive: bool,
-    rdt: np.dtype,
-    acc: np.dtype,
+def _scan_chunk(
+    block: np.ndarray, op: _Op, axis: int, direction: Direction, exclusive: bool, rdt: np.dtype, acc: np.dtype,
     compensated: bool,
-) -> np.ndarray:
-    """Step 1: the scan of one chunk along ``axis``, in the accumulation dtype."""
-    extra = {"compensated": True} if compensated else {}
-    return _SCAN[op](_prepare(block, rdt, acc), axis, direction=direction, exclusive=exclusive, dtype=acc, **extra)
+) -> Any:
+    """simdscan's scan of one chunk (or one slice of it), in the accumulation dtype."""
+    extra: dict[str, Any] = {"compensated": True} if compensated else {}
+    if op.casts:
+        block, extra["dtype"] = _prepare(block, rdt, acc), acc
+    if op.indices:
+        if block.shape[axis] == 0:  # (simdscan.cummax raises IndexError there: float or exclusive)
+            return np.empty(block.shape, dtype=rdt), np.empty(block.shape, dtype=np.intp)
+        extra["return_indices"] = True
+    return op.scan(block, axis, direction=direction, exclusive=exclusive, **extra)
+
+
+def _local_scan(
+    block: np.ndarray, *, op: _Op, axis: int, direction: Direction, exclusive: bool, rdt: np.dtype,
+    acc: np.dtype, compensated: bool, block_info: Optional[dict[Any, Any]] = None,
+) -> Any:
+    """Step 1: the scan of one chunk along ``axis``; with indices, their positions along the whole axis (an
+    exclusive scan with indices is asked for only of a single chunk along the axis, whose offset is 0)."""
+    result = _scan_chunk(block, op, axis, direction, exclusive, rdt, acc, compensated)
+    if op.indices:
+        assert block_info is not None
+        positions = result[1]
+        positions += block_info[0]["array-location"][axis][0]
+    return result
 
 
 def _edge(a: np.ndarray, axis: int, decreasing: bool) -> np.ndarray:
@@ -89,43 +165,50 @@ def _edge(a: np.ndarray, axis: int, decreasing: bool) -> np.ndarray:
     return a[tuple(index)]
 
 
+def _neutral_block(shape: list[int], op: _Op, acc: np.dtype) -> Any:
+    """A block of the neutral element (with indices: -1, the position of nothing)."""
+    values = np.full(shape, _neutral(op, acc), dtype=acc)
+    return (values, np.full(shape, -1, dtype=np.intp)) if op.indices else values
+
+
 def _block_total(
-    local: np.ndarray,
-    *block: np.ndarray,
-    op: str,
-    axis: int,
-    decreasing: bool,
-    exclusive: bool,
-    rdt: np.dtype,
+    local: Any, *block: np.ndarray, op: _Op, axis: int, decreasing: bool, exclusive: bool, rdt: np.dtype,
     acc: np.dtype,
-) -> np.ndarray:
+) -> Any:
     """Step 2: the total of one chunk along ``axis`` (length 1 along ``axis``), in ``acc``.
 
-    Inclusive: the edge of the chunk's scan. Exclusive: the edge of the exclusive scan combined with the
-    edge element of the input, cast as the scan casts it (by simdscan itself, on that one slice); a chunk
-    of one element's total is that element (so that a sum of -0.0 stays -0.0)."""
-    n = local.shape[axis]
+    Inclusive: the edge of the chunk's scan (of its values and of their positions). Exclusive (never with
+    indices): the edge of the exclusive scan combined with the edge element of the input, cast as the scan casts
+    it (by simdscan itself, on that one slice); a chunk of one element's total is that element (so that a sum
+    of -0.0 stays -0.0)."""
+    n = (local[0] if op.indices else local).shape[axis]
     if n == 0:
-        shape = list(local.shape)
+        shape = list((local[0] if op.indices else local).shape)
         shape[axis] = 1
-        return np.full(shape, _IDENTITY[op], dtype=acc)
+        return _neutral_block(shape, op, acc)
     if not exclusive:
+        if op.indices:
+            return tuple(_edge(part, axis, decreasing).copy() for part in local)
         return _edge(local, axis, decreasing).copy()
     (x,) = block
-    last = _SCAN[op](_prepare(_edge(x, axis, decreasing), rdt, acc), axis, dtype=acc)
+    last = _scan_chunk(_edge(x, axis, decreasing), op, axis, Direction.INCREASING, False, rdt, acc, False)
     if n == 1:
         return last
     return _apply(op, _edge(local, axis, decreasing), last)
 
 
-def _identity_block(shape: list[int], op: str, acc: np.dtype) -> np.ndarray:
-    return np.full(shape, _IDENTITY[op], dtype=acc)
-
-
-def _apply(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a op b``, silent about inf - inf, 0 * inf and overflow, as simdscan's scans are."""
+def _apply(op: _Op, a: Any, b: Any) -> Any:
+    """``op.ufunc(a, b)``, ``a`` before ``b`` in scan order, silent about inf - inf, 0 * inf and overflow, as
+    simdscan's scans are. With indices, each value's position goes with it: ``b``'s unless ``a`` is strictly
+    better, or a NaN (the first NaN's position stays), or ``b`` stands for no element (position -1)."""
     with np.errstate(all="ignore"):
-        return _UFUNC[op](a, b)
+        if not op.indices:
+            return op.ufunc(a, b)
+        (a_values, a_positions), (b_values, b_positions) = a, b
+        keep = (np.greater if op.ufunc is np.maximum else np.less)(a_values, b_values) | (b_positions < 0)
+        if a_values.dtype.kind == "f":
+            keep |= np.isnan(a_values)
+        return op.ufunc(a_values, b_values), np.where(keep, a_positions, b_positions)
 
 
 def _to_result(a: np.ndarray, rdt: np.dtype) -> np.ndarray:
@@ -134,43 +217,69 @@ def _to_result(a: np.ndarray, rdt: np.dtype) -> np.ndarray:
         return a.astype(rdt, copy=False)
 
 
+def _first_slot(ndim: int, axis: int, decreasing: bool) -> tuple[slice, ...]:
+    """The index of the first slice along ``axis`` in scan order."""
+    index = [slice(None)] * ndim
+    index[axis] = slice(-1, None) if decreasing else slice(0, 1)
+    return tuple(index)
+
+
 def _combine(
-    carry: np.ndarray,
-    local: np.ndarray,
-    *,
-    op: str,
-    axis: int,
-    decreasing: bool,
-    exclusive: bool,
-    first: int,
-    rdt: np.dtype,
+    carry: Any, local: Any, *, op: _Op, axis: int, decreasing: bool, exclusive: bool, first: int, rdt: np.dtype,
     block_id: Optional[tuple[int, ...]] = None,
-) -> np.ndarray:
+) -> Any:
     """Step 4: one chunk's result, ``carry op local`` (the carry broadcast along ``axis``).
 
     The first chunk in scan order has no carry and is its local scan as it is. For an exclusive scan, the
     first element of a chunk in scan order is the carry itself (not ``carry op identity``: a carry of
-    -0.0 stays -0.0)."""
+    -0.0 stays -0.0). With indices the local scans are inclusive, and an exclusive result is the inclusive one
+    moved one place in scan order, the carry entering first (the first chunk's carry: the identity and -1)."""
     assert block_id is not None
+    if op.indices:
+        result = local if block_id[axis] == first else _apply(op, carry, local)
+        if exclusive:
+            return tuple(_shifted(part, enter, axis, decreasing) for part, enter in zip(result, carry))
+        return result
     if block_id[axis] == first:
         return _to_result(local, rdt)
     result = _apply(op, carry, local)
     if exclusive and local.shape[axis] > 0:
-        index = [slice(None)] * local.ndim
-        index[axis] = slice(-1, None) if decreasing else slice(0, 1)
-        result[tuple(index)] = carry
+        result[_first_slot(local.ndim, axis, decreasing)] = carry
     return _to_result(result, rdt)
+
+
+def _shifted(values: np.ndarray, enter: np.ndarray, axis: int, decreasing: bool) -> np.ndarray:
+    """``values`` moved one place along ``axis`` in scan order, ``enter`` (length 1 along it) entering first."""
+    result = np.empty_like(values)
+    if values.shape[axis] == 0:
+        return result
+    moved = np.moveaxis(values, axis, -1)
+    target = np.moveaxis(result, axis, -1)
+    if decreasing:
+        target[..., :-1] = moved[..., 1:]
+    else:
+        target[..., 1:] = moved[..., :-1]
+    result[_first_slot(values.ndim, axis, decreasing)] = enter
+    return result
+
+
+def _pick(pair: tuple[np.ndarray, np.ndarray], which: int) -> np.ndarray:
+    return pair[which]
 
 
 # --------------------------------------------------------------------------
 # graph construction
 # --------------------------------------------------------------------------
-def _carries(totals: da.Array, op: str, axis: int, decreasing: bool, acc: np.dtype) -> da.Array:
+def _copy(total: Any) -> Any:
+    return tuple(np.array(part) for part in total) if isinstance(total, tuple) else np.array(total)
+
+
+def _carries(totals: da.Array, op: _Op, axis: int, decreasing: bool, acc: np.dtype) -> da.Array:
     """Step 3: the exclusive scan of the chunk totals along the chunk grid, as a chain of tiny tasks.
 
     ``totals`` has one element per chunk along ``axis``. The carry of the first chunk in scan order is the
-    identity (it is not used), the next one's is the first total, and each following carry is the previous
-    carry combined with the previous total."""
+    neutral element (used only by an exclusive scan with indices), the next one's is the first total, and each
+    following carry is the previous carry combined with the previous total."""
     nb = totals.numblocks[axis]
     name = "simdscan-carry-" + tokenize(totals.name, op, axis, decreasing, acc.str)
     order = list(range(nb - 1, -1, -1)) if decreasing else list(range(nb))
@@ -178,13 +287,13 @@ def _carries(totals: da.Array, op: str, axis: int, decreasing: bool, acc: np.dty
     dsk: dict[Any, Any] = {}
     for ind in product(*other):
         shape = tuple(totals.chunks[i][j] if i != axis else 1 for i, j in enumerate(ind))
-        prev = None
+        prev: tuple[Any, ...] = ()
         for step, k in enumerate(order):
             key = (name,) + ind[:axis] + (k,) + ind[axis + 1 :]
             if step == 0:
-                dsk[key] = (_identity_block, list(shape), op, acc)
+                dsk[key] = (_neutral_block, list(shape), op, acc)
             elif step == 1:
-                dsk[key] = (np.array, (totals.name,) + prev[1:])  # a copy of the first total
+                dsk[key] = (_copy, (totals.name,) + prev[1:])  # a copy of the first total
             else:
                 dsk[key] = (_apply, op, (name,) + prev[1:], (totals.name,) + prev[1:])
             prev = key
@@ -193,28 +302,25 @@ def _carries(totals: da.Array, op: str, axis: int, decreasing: bool, acc: np.dty
 
 
 def _scan(
-    op: str,
-    a: Any,
-    axis: Optional[int],
-    direction: Union[Direction, str],
-    exclusive: bool,
-    dtype: Any,
-    compensated: bool = False,
-) -> da.Array:
+    name: str, a: Any, axis: Optional[int], direction: _Direction, exclusive: bool, **options: Any
+) -> Any:
+    """The lazy scan ``name`` of ``a``; ``options`` are the keywords of simdscan's function beyond the four
+    common ones (dtype, compensated, return_indices), passed only where the function has them."""
+    op = _OPS[name]
     x = a if isinstance(a, da.Array) else da.asarray(a)
 
     # Validate everything as simdscan does (same exceptions, same messages) and learn the result dtype,
-    # on an empty array: this computes nothing of ``x``.
+    # on an empty array: this computes nothing of ``x``. (The probe asks for no indices: simdscan checks the
+    # same either way, and raises IndexError for the indices of an empty float axis, or an exclusive one.)
+    indices = bool(options.pop("return_indices", False))
     probe = np.empty((0,) * x.ndim, dtype=x.dtype)
-    rdt = _SCAN[op](probe, axis, direction=direction, exclusive=exclusive, dtype=dtype).dtype
+    rdt = op.scan(probe, axis, direction=direction, exclusive=exclusive, **options).dtype
+    op = replace(op, indices=indices)
     direction = Direction(direction)
     decreasing = direction is Direction.DECREASING
     exclusive = bool(exclusive)
-    compensated = bool(compensated) and rdt.kind in "fc"
-    # Compensated float32 and complex64 chunks accumulate in double precision, as simdscan does inside one
-    # scan; their carries then add in double precision too, and the result is rounded once.
-    wider = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128} if compensated else {}
-    acc = np.dtype(np.float32) if rdt == np.float16 else np.dtype(wider.get(rdt, rdt))
+    compensated = bool(options.get("compensated")) and rdt.kind in "fc"
+    acc = _accumulation_dtype(op, rdt, compensated)
 
     if axis is None:
         if x.size == 0:  # (dask cannot reshape every empty array)
@@ -235,68 +341,64 @@ def _scan(
 
     meta_acc = np.empty((0,) * x.ndim, dtype=acc)
     meta_rdt = np.empty((0,) * x.ndim, dtype=rdt)
+    nb = x.numblocks[axis]
+    common: dict[str, Any] = dict(op=op, axis=axis)
     local = x.map_blocks(
         _local_scan,
-        op=op,
-        axis=axis,
         direction=direction,
-        exclusive=exclusive,
+        exclusive=exclusive and (nb <= 1 or not indices),  # (indices: exclusive by a shift, in step 4)
         rdt=rdt,
         acc=acc,
         compensated=compensated,
         dtype=acc,
         meta=meta_acc,
+        **common,
     )
-    nb = x.numblocks[axis]
-    if nb <= 1:  # one chunk along the axis: nothing to carry
-        if acc == rdt:
-            return local
-        return local.map_blocks(_to_result, rdt, dtype=rdt, meta=meta_rdt)
-
-    total_chunks = tuple((1,) * nb if i == axis else c for i, c in enumerate(x.chunks))
-    totals = da.map_blocks(
-        _block_total,
-        local,
-        *((x,) if exclusive else ()),
-        op=op,
-        axis=axis,
-        decreasing=decreasing,
-        exclusive=exclusive,
-        rdt=rdt,
-        acc=acc,
-        chunks=total_chunks,
-        dtype=acc,
-        meta=meta_acc,
-    )
-    carries = _carries(totals, op, axis, decreasing, acc)
-    return da.map_blocks(
-        _combine,
-        carries,
-        local,
-        op=op,
-        axis=axis,
-        decreasing=decreasing,
-        exclusive=exclusive,
-        first=nb - 1 if decreasing else 0,
-        rdt=rdt,
-        chunks=x.chunks,
-        dtype=rdt,
-        meta=meta_rdt,
-    )
+    if nb > 1:  # (one chunk along the axis: nothing to carry)
+        total_chunks = tuple((1,) * nb if i == axis else c for i, c in enumerate(x.chunks))
+        totals = da.map_blocks(
+            _block_total,
+            local,
+            *((x,) if exclusive and not indices else ()),
+            decreasing=decreasing,
+            exclusive=exclusive and not indices,
+            rdt=rdt,
+            acc=acc,
+            chunks=total_chunks,
+            dtype=acc,
+            meta=meta_acc,
+            **common,
+        )
+        carries = _carries(totals, op, axis, decreasing, acc)
+        local = da.map_blocks(
+            _combine,
+            carries,
+            local,
+            decreasing=decreasing,
+            exclusive=exclusive,
+            first=nb - 1 if decreasing else 0,
+            rdt=rdt,
+            chunks=x.chunks,
+            dtype=rdt,  # (with indices: of the values, exact in the result dtype)
+            meta=meta_rdt,
+            **common,
+        )
+    if indices:
+        meta_intp = np.empty((0,) * x.ndim, dtype=np.intp)
+        return (
+            local.map_blocks(_pick, 0, dtype=rdt, meta=meta_rdt),
+            local.map_blocks(_pick, 1, dtype=np.intp, meta=meta_intp),
+        )
+    if local.dtype == rdt:
+        return local
+    return local.map_blocks(_to_result, rdt, dtype=rdt, meta=meta_rdt)
 
 
 # --------------------------------------------------------------------------
-# public API
+# public API: one thin wrapper a function, its keywords those of simdscan's function of that name, out= excepted
 # --------------------------------------------------------------------------
-def cumsum(
-    a: da.Array,
-    axis: Optional[int] = None,
-    *,
-    direction: Union[Direction, str] = "increasing",
-    exclusive: bool = False,
-    dtype: Any = None,
-    compensated: bool = False,
-) -> da.Array:
+def cumsum(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "increasing", exclusive: bool = False,
+           dtype: Any = None, compensated: bool = False) -> da.Array:
     """Lazy cumulative sum of a Dask array along an axis, every chunk scanned by :func:`simdscan.cumsum`.
 
     Parameters
@@ -332,6 +434,9 @@ def cumsum(
     numpy.exceptions.AxisError, ValueError, TypeError
         As :func:`simdscan.cumsum`, at once (while building the graph).
 
+    Every other function of this module takes the parameters above that its NumPy-level namesake in
+    :mod:`simdscan` takes, returns the same, computed as the module's description says, and raises the same.
+
     Examples
     --------
     >>> import dask.array as da
@@ -342,29 +447,127 @@ def cumsum(
     >>> simdscan.dask.cumsum(x, direction="decreasing", exclusive=True).compute()
     array([35, 33, 30, 26, 21, 15,  8,  0])
     """
-    return _scan("add", a, axis, direction, exclusive, dtype, compensated)
+    return _scan("cumsum", a, axis, direction, exclusive, dtype=dtype, compensated=compensated)
 
 
-def cumprod(
-    a: da.Array,
-    axis: Optional[int] = None,
-    *,
-    direction: Union[Direction, str] = "increasing",
-    exclusive: bool = False,
-    dtype: Any = None,
-) -> da.Array:
+def cumprod(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "increasing", exclusive: bool = False,
+            dtype: Any = None) -> da.Array:
     """Lazy cumulative product of a Dask array along an axis, every chunk scanned by :func:`simdscan.cumprod`.
 
     Parameters are those of :func:`cumsum`; an empty exclusive range gives 1.
 
     Examples
     --------
-    >>> import dask.array as da
-    >>> import simdscan.dask
     >>> x = da.arange(1, 7, chunks=2)
     >>> simdscan.dask.cumprod(x).compute()
     array([  1,   2,   6,  24, 120, 720])
     >>> simdscan.dask.cumprod(x, exclusive=True).compute()
     array([  1,   1,   2,   6,  24, 120])
     """
-    return _scan("multiply", a, axis, direction, exclusive, dtype)
+    return _scan("cumprod", a, axis, direction, exclusive, dtype=dtype)
+
+
+def cummax(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "increasing", exclusive: bool = False,
+           return_indices: bool = False) -> Any:
+    """Lazy running maximum of a Dask array, every chunk scanned by :func:`simdscan.cummax`; NaN propagates.
+
+    With ``return_indices`` it returns two Dask arrays, (values, indices): each index is the position along the
+    whole axis (not the chunk) of the element that supplied the value, as :func:`simdscan.cummax` gives it on the
+    whole array: among equal values the latest in scan order, from a NaN on the first NaN's position, -1 where
+    the exclusive identity stands. Values and indices are exact, whatever the chunking.
+
+    Examples
+    --------
+    >>> x = da.from_array(np.array([3, 1, 4, 1, 5, 9, 2, 6], dtype=np.int16), chunks=3)
+    >>> simdscan.dask.cummax(x).compute()
+    array([3, 3, 4, 4, 5, 9, 9, 9], dtype=int16)
+    >>> values, indices = simdscan.dask.cummax(x, direction="decreasing", return_indices=True)
+    >>> indices.compute()
+    array([5, 5, 5, 5, 5, 5, 7, 7])
+    """
+    return _scan("cummax", a, axis, direction, exclusive, return_indices=return_indices)
+
+
+def cummin(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "increasing", exclusive: bool = False,
+           return_indices: bool = False) -> Any:
+    """Lazy running minimum of a Dask array, every chunk scanned by :func:`simdscan.cummin` (see :func:`cummax`).
+
+    Examples
+    --------
+    >>> ys = da.from_array(np.array([5.0, 3.0, 3.0, np.nan, 2.0]), chunks=2)
+    >>> simdscan.dask.cummin(ys, exclusive=True).compute()
+    array([inf,  5.,  3.,  3., nan])
+    >>> [part.compute() for part in simdscan.dask.cummin(ys, return_indices=True)]
+    [array([ 5.,  3.,  3., nan, nan]), array([0, 1, 2, 3, 3])]
+    """
+    return _scan("cummin", a, axis, direction, exclusive, return_indices=return_indices)
+
+
+def nancummax(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "increasing",
+              exclusive: bool = False) -> da.Array:
+    """Lazy running maximum that skips NaN, every chunk scanned by :func:`simdscan.nancummax`.
+
+    Examples
+    --------
+    >>> simdscan.dask.nancummax(da.from_array(np.array([np.nan, np.nan, 1.0, np.nan, 3.0]), chunks=2)).compute()
+    array([nan, nan,  1.,  1.,  3.])
+    """
+    return _scan("nancummax", a, axis, direction, exclusive)
+
+
+def nancummin(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "increasing",
+              exclusive: bool = False) -> da.Array:
+    """Lazy running minimum that skips NaN, every chunk scanned by :func:`simdscan.nancummin`.
+
+    Examples
+    --------
+    >>> grid = da.from_array(np.array([[2.0, np.nan], [np.nan, 4.0], [1.0, np.nan]]), chunks=1)
+    >>> simdscan.dask.nancummin(grid, axis=0, direction="decreasing").compute()
+    array([[ 1.,  4.],
+           [ 1.,  4.],
+           [ 1., nan]])
+    """
+    return _scan("nancummin", a, axis, direction, exclusive)
+
+
+def nancumsum(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "increasing",
+              exclusive: bool = False, dtype: Any = None, compensated: bool = False) -> da.Array:
+    """Lazy cumulative sum counting NaN as zero, every chunk scanned by :func:`simdscan.nancumsum`.
+
+    Examples
+    --------
+    >>> v = da.from_array(np.array([1.0, np.nan, 2.0, np.nan, 3.0], dtype=np.float32), chunks=2)
+    >>> simdscan.dask.nancumsum(v, exclusive=True).compute()
+    array([0., 1., 1., 3., 3.], dtype=float32)
+    """
+    return _scan("nancumsum", a, axis, direction, exclusive, dtype=dtype, compensated=compensated)
+
+
+def nancumprod(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "increasing",
+               exclusive: bool = False, dtype: Any = None) -> da.Array:
+    """Lazy cumulative product counting NaN as one, every chunk scanned by :func:`simdscan.nancumprod`.
+
+    Examples
+    --------
+    >>> simdscan.dask.nancumprod(da.from_array([2.0, np.nan, 3.0, 0.5], chunks=3), direction="decreasing").compute()
+    array([3. , 1.5, 1.5, 0.5])
+    """
+    return _scan("nancumprod", a, axis, direction, exclusive, dtype=dtype)
+
+
+def logcumsumexp(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "increasing",
+                 exclusive: bool = False, dtype: Any = None) -> da.Array:
+    """Lazy log(cumsum(exp(a))), computed stably, every chunk scanned by :func:`simdscan.logcumsumexp`.
+
+    Integer input gives float64, as in simdscan. float16 and float32 chunks and carries are kept in float64
+    and rounded once per output; float64 adds one rounding per chunk boundary (see the module's description).
+
+    Examples
+    --------
+    >>> logs = simdscan.dask.logcumsumexp(da.log(da.arange(1.0, 5.0, chunks=2)))
+    >>> np.exp(logs.compute()).round(12)
+    array([ 1.,  3.,  6., 10.])
+    >>> simdscan.dask.logcumsumexp(da.zeros(3, dtype=np.int32, chunks=1), exclusive=True).compute()
+    array([      -inf, 0.        , 0.69314718])
+    """
+    return _scan("logcumsumexp", a, axis, direction, exclusive, dtype=dtype)
