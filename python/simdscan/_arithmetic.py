@@ -240,8 +240,7 @@ def cumprod(a: Any, axis: Axis = None, *, direction: Directions = "increasing", 
     See Also
     --------
     cumsum : Every flag explained, with the four cases.
-    simdscan.dask.cumprod : The same scan over a chunked Dask array.
-    numpy.cumprod : Increasing and inclusive only; widens narrow integers.
+    simdscan.dask.cumprod, numpy.cumprod : Over a chunked Dask array; NumPy's (increasing, inclusive, widening).
 
     Examples
     --------

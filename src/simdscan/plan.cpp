@@ -82,6 +82,17 @@ void check_operator_takes(const CumulativeOperatorDesc& desc) {
     }
 }
 
+// Starts the plan's arrays at the last element of an axis of `size` with these strides, and negates the strides.
+void walk_backwards(Plan& plan, std::ptrdiff_t size, std::ptrdiff_t& in_stride, std::ptrdiff_t& out_stride,
+                    std::ptrdiff_t& indices_stride) {
+    plan.in += (size - 1) * in_stride;
+    plan.out += (size - 1) * out_stride;
+    plan.indices += (size - 1) * indices_stride;
+    in_stride = -in_stride;
+    out_stride = -out_stride;
+    indices_stride = -indices_stride;
+}
+
 }  // namespace
 
 void validate(const CumulativeOperatorDesc& desc) {
@@ -144,12 +155,7 @@ Plan make_plan(const CumulativeOperatorDesc& desc) {
         plan.converted = !std::is_same<typename Types::Stored, typename Types::Compute>::value;
     });
     if (desc.direction == AxisDirection::decreasing) {
-        plan.in += (plan.n - 1) * plan.in_step;
-        plan.out += (plan.n - 1) * plan.out_step;
-        plan.indices += (plan.n - 1) * plan.indices_step;
-        plan.in_step = -plan.in_step;
-        plan.out_step = -plan.out_step;
-        plan.indices_step = -plan.indices_step;
+        walk_backwards(plan, plan.n, plan.in_step, plan.out_step, plan.indices_step);
     }
     for (std::size_t d = 0; d < in.sizes.size(); ++d) {
         if (d == desc.axis || in.sizes[d] == 1) {
@@ -158,12 +164,7 @@ Plan make_plan(const CumulativeOperatorDesc& desc) {
         Dim dim{in.sizes[d], in.byte_strides[d], out.byte_strides[d], has_indices ? indices.byte_strides[d] : 0};
         // Lines are independent, so any other axis may be walked backwards: make the output's strides positive.
         if (dim.out_stride < 0) {
-            plan.in += (dim.size - 1) * dim.in_stride;
-            plan.out += (dim.size - 1) * dim.out_stride;
-            plan.indices += (dim.size - 1) * dim.indices_stride;
-            dim.in_stride = -dim.in_stride;
-            dim.out_stride = -dim.out_stride;
-            dim.indices_stride = -dim.indices_stride;
+            walk_backwards(plan, dim.size, dim.in_stride, dim.out_stride, dim.indices_stride);
         }
         plan.others.push_back(dim);
         plan.lines *= dim.size;

@@ -1,0 +1,352 @@
+"""The graph of a chunked scan for simdscan.dask: chunk-local scans, chunk totals, carries and their combination."""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, replace
+from itertools import product
+from typing import Any, Callable, Optional, Union
+
+import dask.array as da
+import numpy as np
+from dask.base import tokenize
+from dask.highlevelgraph import HighLevelGraph
+
+import simdscan
+
+from ._runtime import Direction
+
+_Direction = Union[Direction, str]
+
+
+@dataclass(frozen=True)
+class _Op:
+    """One scan of the family: how a chunk is scanned, and how a carry combines with what follows it."""
+
+    scan: Callable[..., Any]  # the NumPy-level simdscan function, applied to each chunk
+    ufunc: np.ufunc  # ufunc(carry, later): the carry comes first in scan order
+    casts: bool  # the scan takes dtype= (it may accumulate in a wider dtype than it returns)
+    indices: bool = False  # cummax / cummin with return_indices: (values, positions along the axis) pairs
+
+
+_OPS: dict[str, _Op] = {
+    "cumsum": _Op(simdscan.cumsum, np.add, True),
+    "cumprod": _Op(simdscan.cumprod, np.multiply, True),
+    "cummax": _Op(simdscan.cummax, np.maximum, False),
+    "cummin": _Op(simdscan.cummin, np.minimum, False),
+    "nancummax": _Op(simdscan.nancummax, np.fmax, False),
+    "nancummin": _Op(simdscan.nancummin, np.fmin, False),
+    "nancumsum": _Op(simdscan.nancumsum, np.add, True),
+    "nancumprod": _Op(simdscan.nancumprod, np.multiply, True),
+    "logcumsumexp": _Op(simdscan.logcumsumexp, np.logaddexp, True),
+}
+
+
+def _neutral(op: _Op, dtype: np.dtype) -> Any:
+    """The value that ``op.ufunc`` leaves the other operand alone with: the total of an empty chunk. For the
+    extrema it is also the identity that an exclusive scan writes first (fmax / fmin: NaN on floats)."""
+    if op.ufunc in (np.add, np.multiply):
+        return int(op.ufunc is np.multiply)
+    if op.ufunc is np.logaddexp or (op.ufunc in (np.fmax, np.fmin) and dtype.kind == "f"):
+        return -np.inf if op.ufunc is np.logaddexp else np.nan
+    larger = op.ufunc in (np.maximum, np.fmax)
+    if dtype.kind == "b":
+        return not larger
+    if dtype.kind == "f":
+        return -np.inf if larger else np.inf
+    limits = np.iinfo(dtype)
+    return limits.min if larger else limits.max
+
+
+def _accumulation_dtype(op: _Op, rdt: np.dtype, compensated: bool) -> np.dtype:
+    """The dtype chunks are scanned and carries combined in, as simdscan accumulates inside one scan: float16
+    sums and products in float32, compensated float32 / complex64 sums in double precision, logcumsumexp of
+    float16 and float32 in float64; the extrema are exact in the result dtype."""
+    if op.ufunc is np.logaddexp and rdt.itemsize < 8:
+        return np.dtype(np.float64)
+    if op.ufunc in (np.add, np.multiply):
+        if rdt == np.float16:
+            return np.dtype(np.float32)
+        if compensated:
+            return np.dtype({"f4": np.float64, "c8": np.complex128}.get(rdt.str[1:], rdt))
+    return rdt
+
+
+# --------------------------------------------------------------------------
+# per-chunk functions (module level, so that distributed workers can unpickle them)
+# --------------------------------------------------------------------------
+def _prepare(block: np.ndarray, rdt: np.dtype, acc: np.dtype) -> np.ndarray:
+    """The block as simdscan would see it before accumulating in ``acc``.
+
+    Where the result accumulates in a wider type (float16 in float32; compensated float32 and complex64 in
+    float64 and complex128; logcumsumexp in float64), the input is cast to the result dtype first, as simdscan
+    does, and the wider scan of those values is what simdscan computes internally. Otherwise the block is
+    returned as is and simdscan casts it (``dtype=rdt``)."""
+    if acc != rdt:
+        return np.asarray(block).astype(rdt, copy=False)
+    return block
+
+
+def _scan_chunk(
+    block: np.ndarray, op: _Op, axis: int, direction: Direction, exclusive: bool, rdt: np.dtype, acc: np.dtype,
+    compensated: bool,
+) -> Any:
+    """simdscan's scan of one chunk (or one slice of it), in the accumulation dtype."""
+    extra: dict[str, Any] = {"compensated": True} if compensated else {}
+    if op.casts:
+        block, extra["dtype"] = _prepare(block, rdt, acc), acc
+    if op.indices:
+        if block.shape[axis] == 0:  # (simdscan.cummax raises IndexError there: float or exclusive)
+            return np.empty(block.shape, dtype=rdt), np.empty(block.shape, dtype=np.intp)
+        extra["return_indices"] = True
+    return op.scan(block, axis, direction=direction, exclusive=exclusive, **extra)
+
+
+def _local_scan(
+    block: np.ndarray, *, op: _Op, axis: int, direction: Direction, exclusive: bool, rdt: np.dtype,
+    acc: np.dtype, compensated: bool, block_info: Optional[dict[Any, Any]] = None,
+) -> Any:
+    """Step 1: the scan of one chunk along ``axis``; with indices, their positions along the whole axis (an
+    exclusive scan with indices is asked for only of a single chunk along the axis, whose offset is 0)."""
+    result = _scan_chunk(block, op, axis, direction, exclusive, rdt, acc, compensated)
+    if op.indices:
+        assert block_info is not None
+        positions = result[1]
+        positions += block_info[0]["array-location"][axis][0]
+    return result
+
+
+def _edge(a: np.ndarray, axis: int, decreasing: bool) -> np.ndarray:
+    """The last slice along ``axis`` in scan order (length 1 along ``axis``)."""
+    index = [slice(None)] * a.ndim
+    index[axis] = slice(0, 1) if decreasing else slice(a.shape[axis] - 1, a.shape[axis])
+    return a[tuple(index)]
+
+
+def _neutral_block(shape: list[int], op: _Op, acc: np.dtype) -> Any:
+    """A block of the neutral element (with indices: -1, the position of nothing)."""
+    values = np.full(shape, _neutral(op, acc), dtype=acc)
+    return (values, np.full(shape, -1, dtype=np.intp)) if op.indices else values
+
+
+def _block_total(
+    local: Any, *block: np.ndarray, op: _Op, axis: int, decreasing: bool, exclusive: bool, rdt: np.dtype,
+    acc: np.dtype,
+) -> Any:
+    """Step 2: the total of one chunk along ``axis`` (length 1 along ``axis``), in ``acc``.
+
+    Inclusive: the edge of the chunk's scan (of its values and of their positions). Exclusive (never with
+    indices): the edge of the exclusive scan combined with the edge element of the input, cast as the scan casts
+    it (by simdscan itself, on that one slice); a chunk of one element's total is that element (so that a sum
+    of -0.0 stays -0.0)."""
+    n = (local[0] if op.indices else local).shape[axis]
+    if n == 0:
+        shape = list((local[0] if op.indices else local).shape)
+        shape[axis] = 1
+        return _neutral_block(shape, op, acc)
+    if not exclusive:
+        if op.indices:
+            return tuple(_edge(part, axis, decreasing).copy() for part in local)
+        return _edge(local, axis, decreasing).copy()
+    (x,) = block
+    last = _scan_chunk(_edge(x, axis, decreasing), op, axis, Direction.INCREASING, False, rdt, acc, False)
+    if n == 1:
+        return last
+    return _apply(op, _edge(local, axis, decreasing), last)
+
+
+def _apply(op: _Op, a: Any, b: Any) -> Any:
+    """``op.ufunc(a, b)``, ``a`` before ``b`` in scan order, silent about inf - inf, 0 * inf and overflow, as
+    simdscan's scans are. With indices, each value's position goes with it: ``b``'s unless ``a`` is strictly
+    better, or a NaN (the first NaN's position stays), or ``b`` stands for no element (position -1)."""
+    with np.errstate(all="ignore"):
+        if not op.indices:
+            return op.ufunc(a, b)
+        (a_values, a_positions), (b_values, b_positions) = a, b
+        keep = (np.greater if op.ufunc is np.maximum else np.less)(a_values, b_values) | (b_positions < 0)
+        if a_values.dtype.kind == "f":
+            keep |= np.isnan(a_values)
+        return op.ufunc(a_values, b_values), np.where(keep, a_positions, b_positions)
+
+
+def _to_result(a: np.ndarray, rdt: np.dtype) -> np.ndarray:
+    """The accumulation dtype rounded to the result dtype (float32 to float16), silently as simdscan."""
+    with np.errstate(all="ignore"):
+        return a.astype(rdt, copy=False)
+
+
+def _first_slot(ndim: int, axis: int, decreasing: bool) -> tuple[slice, ...]:
+    """The index of the first slice along ``axis`` in scan order."""
+    index = [slice(None)] * ndim
+    index[axis] = slice(-1, None) if decreasing else slice(0, 1)
+    return tuple(index)
+
+
+def _combine(
+    carry: Any, local: Any, *, op: _Op, axis: int, decreasing: bool, exclusive: bool, first: int, rdt: np.dtype,
+    block_id: Optional[tuple[int, ...]] = None,
+) -> Any:
+    """Step 4: one chunk's result, ``carry op local`` (the carry broadcast along ``axis``).
+
+    The first chunk in scan order has no carry and is its local scan as it is. For an exclusive scan, the
+    first element of a chunk in scan order is the carry itself (not ``carry op identity``: a carry of
+    -0.0 stays -0.0). With indices the local scans are inclusive, and an exclusive result is the inclusive one
+    moved one place in scan order, the carry entering first (the first chunk's carry: the identity and -1)."""
+    assert block_id is not None
+    if op.indices:
+        result = local if block_id[axis] == first else _apply(op, carry, local)
+        if exclusive:
+            return tuple(_shifted(part, enter, axis, decreasing) for part, enter in zip(result, carry))
+        return result
+    if block_id[axis] == first:
+        return _to_result(local, rdt)
+    result = _apply(op, carry, local)
+    if exclusive and local.shape[axis] > 0:
+        result[_first_slot(local.ndim, axis, decreasing)] = carry
+    return _to_result(result, rdt)
+
+
+def _shifted(values: np.ndarray, enter: np.ndarray, axis: int, decreasing: bool) -> np.ndarray:
+    """``values`` moved one place along ``axis`` in scan order, ``enter`` (length 1 along it) entering first."""
+    result = np.empty_like(values)
+    if values.shape[axis] == 0:
+        return result
+    moved = np.moveaxis(values, axis, -1)
+    target = np.moveaxis(result, axis, -1)
+    if decreasing:
+        target[..., :-1] = moved[..., 1:]
+    else:
+        target[..., 1:] = moved[..., :-1]
+    result[_first_slot(values.ndim, axis, decreasing)] = enter
+    return result
+
+
+def _pick(pair: tuple[np.ndarray, np.ndarray], which: int) -> np.ndarray:
+    return pair[which]
+
+
+# --------------------------------------------------------------------------
+# graph construction
+# --------------------------------------------------------------------------
+def _copy(total: Any) -> Any:
+    return tuple(np.array(part) for part in total) if isinstance(total, tuple) else np.array(total)
+
+
+def _carries(totals: da.Array, op: _Op, axis: int, decreasing: bool, acc: np.dtype) -> da.Array:
+    """Step 3: the exclusive scan of the chunk totals along the chunk grid, as a chain of tiny tasks.
+
+    ``totals`` has one element per chunk along ``axis``. The carry of the first chunk in scan order is the
+    neutral element (used only by an exclusive scan with indices), the next one's is the first total, and each
+    following carry is the previous carry combined with the previous total."""
+    nb = totals.numblocks[axis]
+    name = "simdscan-carry-" + tokenize(totals.name, op, axis, decreasing, acc.str)
+    order = list(range(nb - 1, -1, -1)) if decreasing else list(range(nb))
+    other = [range(n) if i != axis else [0] for i, n in enumerate(totals.numblocks)]
+    dsk: dict[Any, Any] = {}
+    for ind in product(*other):
+        shape = tuple(totals.chunks[i][j] if i != axis else 1 for i, j in enumerate(ind))
+        prev: tuple[Any, ...] = ()
+        for step, k in enumerate(order):
+            key = (name,) + ind[:axis] + (k,) + ind[axis + 1 :]
+            if step == 0:
+                dsk[key] = (_neutral_block, list(shape), op, acc)
+            elif step == 1:
+                dsk[key] = (_copy, (totals.name,) + prev[1:])  # a copy of the first total
+            else:
+                dsk[key] = (_apply, op, (name,) + prev[1:], (totals.name,) + prev[1:])
+            prev = key
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=[totals])
+    return da.Array(graph, name, totals.chunks, meta=np.empty((0,) * totals.ndim, dtype=acc))
+
+
+def _scan(
+    name: str, a: Any, axis: Optional[int], direction: _Direction, exclusive: bool, **options: Any
+) -> Any:
+    """The lazy scan ``name`` of ``a``; ``options`` are the keywords of simdscan's function beyond the four
+    common ones (dtype, compensated, return_indices), passed only where the function has them."""
+    op = _OPS[name]
+    x = a if isinstance(a, da.Array) else da.asarray(a)
+
+    # Validate everything as simdscan does (same exceptions, same messages) and learn the result dtype,
+    # on an empty array: this computes nothing of ``x``. (The probe asks for no indices: simdscan checks the
+    # same either way, and raises IndexError for the indices of an empty float axis, or an exclusive one.)
+    indices = bool(options.pop("return_indices", False))
+    probe = np.empty((0,) * x.ndim, dtype=x.dtype)
+    rdt = op.scan(probe, axis, direction=direction, exclusive=exclusive, **options).dtype
+    op = replace(op, indices=indices)
+    direction = Direction(direction)
+    decreasing = direction is Direction.DECREASING
+    exclusive = bool(exclusive)
+    compensated = bool(options.get("compensated")) and rdt.kind in "fc"
+    acc = _accumulation_dtype(op, rdt, compensated)
+
+    if axis is None:
+        if x.size == 0:  # (dask cannot reshape every empty array)
+            x = da.from_array(np.empty(0, dtype=x.dtype))
+        else:
+            x = x.ravel()  # C order, as NumPy; may rechunk a multi-dimensional chunking
+        axis = 0
+    else:
+        if x.ndim == 0:
+            x = x.reshape(1)  # simdscan scans a 0-d input as shape (1,)
+        axis = operator.index(axis)
+        if axis < 0:
+            axis += x.ndim
+    if any(np.isnan(c) for chunks in x.chunks for c in chunks):
+        raise ValueError(
+            "simdscan.dask needs known chunk sizes; call compute_chunk_sizes() on the array first"
+        )
+
+    meta_acc = np.empty((0,) * x.ndim, dtype=acc)
+    meta_rdt = np.empty((0,) * x.ndim, dtype=rdt)
+    nb = x.numblocks[axis]
+    common: dict[str, Any] = dict(op=op, axis=axis)
+    local = x.map_blocks(
+        _local_scan,
+        direction=direction,
+        exclusive=exclusive and (nb <= 1 or not indices),  # (indices: exclusive by a shift, in step 4)
+        rdt=rdt,
+        acc=acc,
+        compensated=compensated,
+        dtype=acc,
+        meta=meta_acc,
+        **common,
+    )
+    if nb > 1:  # (one chunk along the axis: nothing to carry)
+        total_chunks = tuple((1,) * nb if i == axis else c for i, c in enumerate(x.chunks))
+        totals = da.map_blocks(
+            _block_total,
+            local,
+            *((x,) if exclusive and not indices else ()),
+            decreasing=decreasing,
+            exclusive=exclusive and not indices,
+            rdt=rdt,
+            acc=acc,
+            chunks=total_chunks,
+            dtype=acc,
+            meta=meta_acc,
+            **common,
+        )
+        carries = _carries(totals, op, axis, decreasing, acc)
+        local = da.map_blocks(
+            _combine,
+            carries,
+            local,
+            decreasing=decreasing,
+            exclusive=exclusive,
+            first=nb - 1 if decreasing else 0,
+            rdt=rdt,
+            chunks=x.chunks,
+            dtype=rdt,  # (with indices: of the values, exact in the result dtype)
+            meta=meta_rdt,
+            **common,
+        )
+    if indices:
+        meta_intp = np.empty((0,) * x.ndim, dtype=np.intp)
+        return (
+            local.map_blocks(_pick, 0, dtype=rdt, meta=meta_rdt),
+            local.map_blocks(_pick, 1, dtype=np.intp, meta=meta_intp),
+        )
+    if local.dtype == rdt:
+        return local
+    return local.map_blocks(_to_result, rdt, dtype=rdt, meta=meta_rdt)
