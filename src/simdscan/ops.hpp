@@ -15,6 +15,14 @@
 #error "define SIMDSCAN_TIER (the tier's namespace) before including ops.hpp"
 #endif
 
+// Inlines every call in a function's body, xsimd's math functions included: one left out of line would be an
+// AVX function outside the tier's namespace (tests/test_baseline_purity.py), whatever the build's inlining limits.
+#if defined(__GNUC__)
+#define SIMDSCAN_FLATTEN [[gnu::flatten]]
+#else
+#define SIMDSCAN_FLATTEN
+#endif
+
 namespace simdscan {
 namespace detail {
 namespace SIMDSCAN_TIER {
@@ -225,7 +233,7 @@ struct LogAddExp : AdmitsEvery {
     template <class T>
     using state = typename std::conditional<std::is_arithmetic<T>::value, double, T>::type;  // vectors are double
     template <class V>
-    static V apply(const V& a, const V& b) {
+    SIMDSCAN_FLATTEN static V apply(const V& a, const V& b) {
         // Equal operands (both infinite included, where a - b is NaN) add log(2) to either.
         const V distance = pick(a == b, V(0.0), abs_of(a - b));
         return Maximum::apply(a, b) + log1p_of(exp_of(-distance));

@@ -55,7 +55,7 @@ State scan_steps(const T* in, T* out, std::ptrdiff_t n, State base, State carry)
 // value, adding less than 2^-80 of it.
 constexpr std::ptrdiff_t log_sum_exp_block_vectors = 32;
 template <class A, class T, bool Reverse, bool Exclusive, bool HasBase>
-bool log_sum_exp_block(const T* in, T* out, double base, double& carry) {
+SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double base, double& carry) {
     using B = xsimd::batch<double, A>;
     constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
     constexpr std::ptrdiff_t block = log_sum_exp_block_vectors * lanes;
