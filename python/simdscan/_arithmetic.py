@@ -163,7 +163,7 @@ def cumsum(
     >>> float(simdscan.cumsum(tenths)[-1]) == 1e6, float(simdscan.cumsum(tenths, compensated=True)[-1]) == 1e6
     (False, True)
     """
-    return _core.cumsum(a, axis, direction, exclusive, dtype, out, compensated)
+    return _core.scan("add", a, axis, direction, exclusive, dtype, out, compensated, False)
 
 
 def cumprod(
@@ -215,4 +215,4 @@ def cumprod(
              [504., 168.,  21.,   3.],
              [432.,  48.,   8.,   4.]]]], dtype=float32)
     """
-    return _core.cumprod(a, axis, direction, exclusive, dtype, out)
+    return _core.scan("multiply", a, axis, direction, exclusive, dtype, out, False, False)

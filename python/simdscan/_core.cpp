@@ -56,6 +56,7 @@ simdscan::DataType data_type_of(const py::dtype& dtype) {
     if (kind == 'u' && size == 2) return DataType::uint16;
     if (kind == 'u' && size == 4) return DataType::uint32;
     if (kind == 'u' && size == 8) return DataType::uint64;
+    if (kind == 'b' && size == 1) return DataType::boolean;
     throw py::type_error("simdscan does not support dtype " + dtype_name(dtype));
 }
 
@@ -180,22 +181,59 @@ bool truth(const py::object& x) {
     return value != 0;
 }
 
-py::array cumulative(simdscan::CumulativeOperator op, const py::object& a, const py::object& axis,
-                     const py::object& direction, const py::object& exclusive, bool compensated,
+using simdscan::CumulativeOperator;
+
+CumulativeOperator parse_operator(const std::string& name) {
+    if (name == "add") return CumulativeOperator::summation;
+    if (name == "multiply") return CumulativeOperator::product;
+    if (name == "maximum") return CumulativeOperator::maximum;
+    if (name == "minimum") return CumulativeOperator::minimum;
+    if (name == "logaddexp") return CumulativeOperator::log_sum_exp;
+    throw py::value_error("unknown scan operator " + name);
+}
+
+// The dtype a scan returns when dtype= is not given: the input's own, except where the operator cannot take it.
+py::dtype default_result_dtype(CumulativeOperator op, const py::dtype& input) {
+    const char kind = input.kind();
+    const bool extremum = op == CumulativeOperator::maximum || op == CumulativeOperator::minimum;
+    if (op == CumulativeOperator::log_sum_exp && (kind == 'b' || kind == 'i' || kind == 'u')) {
+        return py::dtype("float64");  // as numpy.logaddexp computes integers
+    }
+    if (kind == 'b' && !extremum) {
+        return objects->bool_result;  // sums and products of booleans count them, as numpy.cumsum does
+    }
+    return native(input);
+}
+
+// Rejects, as TypeError naming the dtype, the result dtypes an operator has no meaning for.
+void check_operator_takes(CumulativeOperator op, const py::dtype& result) {
+    const char kind = result.kind();
+    if ((op == CumulativeOperator::maximum || op == CumulativeOperator::minimum) && kind == 'c') {
+        throw py::type_error("complex numbers have no order: no running maximum or minimum of " + dtype_name(result));
+    }
+    if (op == CumulativeOperator::log_sum_exp && kind != 'f') {
+        throw py::type_error("logcumsumexp computes in floating types only, not " + dtype_name(result));
+    }
+    if ((op == CumulativeOperator::summation || op == CumulativeOperator::product) && kind == 'b') {
+        throw py::type_error("a sum or product of booleans needs an integer dtype, not bool");
+    }
+}
+
+py::array cumulative(CumulativeOperator op, const py::object& a, const py::object& axis,
+                     const py::object& direction, const py::object& exclusive, bool compensated, bool skip_nan,
                      const py::object& dtype, const py::object& out) {
     const bool reverse = parse_direction(direction);
     const bool exclusive_flag = truth(exclusive);
     // Subclasses (np.matrix, masked arrays) go through numpy.asarray, as numpy.cumsum's inputs do.
     py::array array = py::type::handle_of(a).is(objects->ndarray) ? py::reinterpret_borrow<py::array>(a)
                                                         : py::array(objects->asarray(a));
-    const char input_kind = array.dtype().kind();
-    if (input_kind != 'b') {
-        data_type_of(array.dtype());  // rejects unsupported input dtypes by name, even when dtype= is given
-    }
-    py::dtype result_dtype = !dtype.is_none() ? py::dtype::from_args(dtype)
-                             : input_kind == 'b' ? objects->bool_result
-                                                 : native(array.dtype());
+    data_type_of(array.dtype());  // rejects unsupported input dtypes by name, even when dtype= is given
+    py::dtype result_dtype = !dtype.is_none() ? py::dtype::from_args(dtype) : default_result_dtype(op, array.dtype());
     data_type_of(result_dtype);
+    check_operator_takes(op, result_dtype);
+    if (compensated && op != CumulativeOperator::summation) {
+        throw py::type_error("only sums take compensated=True");
+    }
 
     std::size_t scan_axis = 0;
     if (axis.is_none()) {
@@ -244,6 +282,7 @@ py::array cumulative(simdscan::CumulativeOperator op, const py::object& a, const
     desc.direction = reverse ? simdscan::AxisDirection::decreasing : simdscan::AxisDirection::increasing;
     desc.exclusive = exclusive_flag;
     desc.compensated = compensated;
+    desc.skip_nan = skip_nan;
     if (array.size() >= gil_release_elements) {
         py::gil_scoped_release release;
         simdscan::execute(desc);
@@ -273,21 +312,16 @@ PYBIND11_MODULE(_core, m) {
     m.doc() = "simdscan's native core (private: use the simdscan package)";
     m.def("_initialise", &initialise, py::arg("direction_type"), "Called once by simdscan/__init__.py.");
     m.def(
-        "cumsum",
-        [](const py::object& a, const py::object& axis, const py::object& direction, const py::object& exclusive,
-           const py::object& dtype, const py::object& out, const py::object& compensated) {
-            return cumulative(simdscan::CumulativeOperator::summation, a, axis, direction, exclusive,
-                              truth(compensated), dtype, out);
+        "scan",
+        [](const std::string& op, const py::object& a, const py::object& axis, const py::object& direction,
+           const py::object& exclusive, const py::object& dtype, const py::object& out, const py::object& compensated,
+           bool skip_nan) {
+            return cumulative(parse_operator(op), a, axis, direction, exclusive, truth(compensated), skip_nan, dtype,
+                              out);
         },
-        py::arg("a"), py::arg("axis"), py::arg("direction"), py::arg("exclusive"), py::arg("dtype"), py::arg("out"),
-        py::arg("compensated"));
-    m.def(
-        "cumprod",
-        [](const py::object& a, const py::object& axis, const py::object& direction, const py::object& exclusive,
-           const py::object& dtype, const py::object& out) {
-            return cumulative(simdscan::CumulativeOperator::product, a, axis, direction, exclusive, false, dtype, out);
-        },
-        py::arg("a"), py::arg("axis"), py::arg("direction"), py::arg("exclusive"), py::arg("dtype"), py::arg("out"));
+        py::arg("op"), py::arg("a"), py::arg("axis"), py::arg("direction"), py::arg("exclusive"), py::arg("dtype"),
+        py::arg("out"), py::arg("compensated"), py::arg("skip_nan"),
+        "The scan of a along axis with op in add, multiply, maximum, minimum, logaddexp.");
     m.def("isa", &simdscan::active_isa, "The active ISA tier.");
     m.def("supported_isas", &simdscan::supported_isas, "ISA tiers this CPU supports, lowest first.");
     m.def("compiled_isas", &simdscan::compiled_isas, "ISA tiers compiled into this build, lowest first.");

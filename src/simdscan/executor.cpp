@@ -1,4 +1,4 @@
-// execute: checks a job, plans it, and dispatches on its element type and op to the kernels of the active tier.
+// execute: checks a job, plans it, and dispatches on its element type and operator to the kernels of the active tier.
 //
 // How a plan runs (plan.hpp's Path, run by paths.hpp):
 //  direct          - the scan axis is element-contiguous in input and output: kernels run on the arrays themselves;
@@ -24,21 +24,40 @@ void run_typed(const CumulativeOperatorDesc& desc, const Plan& plan, const detai
     detail::run_path(detail::Job<S, C, State>{plan, kernels, desc.exclusive, detail::active_kernels()});
 }
 
-// The op as the kernels compute it, states being values. Integer sums are exact: compensation changes nothing.
+// Sums and products. Integer sums are exact: compensation changes nothing for them, and they have no NaN to skip.
 template <class S, class C>
-void run_plain(const CumulativeOperatorDesc& desc, const Plan& plan) {
+void run_arithmetic(const CumulativeOperatorDesc& desc, const Plan& plan) {
     const detail::KernelTable& table = detail::active_kernels();
-    const auto& set = desc.op == CumulativeOperator::summation ? table.summation : table.product;
-    run_typed<S>(desc, plan, set.template get<C>());
+    const bool summation = desc.op == CumulativeOperator::summation;
+    if constexpr (!std::is_integral<C>::value) {
+        if (summation && desc.compensated) {
+            const auto& set = desc.skip_nan ? table.nan_skipping_compensated_summation : table.compensated_summation;
+            return run_typed<S>(desc, plan, set.template get<C>());
+        }
+        if (desc.skip_nan) {
+            const auto& set = summation ? table.nan_skipping_summation : table.nan_skipping_product;
+            return run_typed<S>(desc, plan, set.template get<C>());
+        }
+    }
+    run_typed<S>(desc, plan, (summation ? table.summation : table.product).template get<C>());
 }
 
+// Running maxima and minima, in the element type's own order.
 template <class S, class C>
-void run_floating(const CumulativeOperatorDesc& desc, const Plan& plan) {
-    if (desc.compensated) {
-        run_typed<S>(desc, plan, detail::active_kernels().compensated_summation.template get<C>());
-    } else {
-        run_plain<S, C>(desc, plan);
+void run_extremum(const CumulativeOperatorDesc& desc, const Plan& plan) {
+    const detail::KernelTable& table = detail::active_kernels();
+    const bool maximum = desc.op == CumulativeOperator::maximum;
+    if constexpr (std::is_floating_point<C>::value) {
+        if (desc.skip_nan) {
+            const auto& set = maximum ? table.nan_skipping_maximum : table.nan_skipping_minimum;
+            return run_typed<S>(desc, plan, set.template get<C>());
+        }
     }
+    detail::TypedKernels<C, C> kernels = (maximum ? table.maximum : table.minimum).template get<C>();
+    if (desc.input.data_type == DataType::boolean) {
+        kernels.identity = maximum ? C(0) : C(1);  // false and true, not the byte's extremes
+    }
+    run_typed<S>(desc, plan, kernels);
 }
 
 }  // namespace
@@ -54,11 +73,19 @@ void execute(const CumulativeOperatorDesc& desc) {
     detail::visit_element_types(desc.input.data_type, [&](auto types) {
         using S = typename decltype(types)::Stored;
         using C = typename decltype(types)::Compute;
-        if constexpr (std::is_integral<C>::value) {
-            run_plain<S, C>(desc, plan);
-        } else {
-            run_floating<S, C>(desc, plan);
+        using O = typename decltype(types)::Ordered;
+        if constexpr (std::is_arithmetic<C>::value) {
+            if (desc.op == CumulativeOperator::maximum || desc.op == CumulativeOperator::minimum) {
+                // Signed integers compare as themselves, stored as the same bits.
+                return run_extremum<typename std::conditional<std::is_integral<C>::value, O, S>::type, O>(desc, plan);
+            }
         }
+        if constexpr (std::is_floating_point<C>::value) {
+            if (desc.op == CumulativeOperator::log_sum_exp) {
+                return run_typed<S>(desc, plan, detail::active_kernels().log_sum_exp.template get<C>());
+            }
+        }
+        run_arithmetic<S, C>(desc, plan);
     });
 }
 

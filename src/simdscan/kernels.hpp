@@ -61,7 +61,8 @@ struct TypedKernels {
     using rows_fn = void (*)(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows, std::ptrdiff_t in_stride,
                              std::ptrdiff_t out_stride, bool exclusive);
     // One step of a scan along an outer axis, elementwise over w contiguous elements: out = a op b. Only where the
-    // state is the value itself (null otherwise): the previous output row is then the running row.
+    // state is the value itself and the op takes elements as they are (null otherwise): the previous output row is
+    // then the running row.
     using combine_fn = void (*)(const T* a, const T* b, T* out, std::ptrdiff_t w);
     // One step of a scan along an outer axis with w running states kept aside in `carry` (a Compensated one
     // stores w sums, then w errors): carry = carry op in, and out = the value before (exclusive) or after. out may
@@ -94,10 +95,29 @@ using OpKernels = TypedKernelSet<Plain, std::uint8_t, std::uint16_t, std::uint32
 using CompensatedKernels =
     TypedKernelSet<CompensatedState, float, double, std::complex<float>, std::complex<double>>;
 
+// NaN can only be skipped where there is one.
+using FloatingKernels = TypedKernelSet<Plain, float, double, std::complex<float>, std::complex<double>>;
+// Extrema need an order: signed integers compare as themselves, and complex numbers have none.
+using OrderedKernels = TypedKernelSet<Plain, std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t,
+                                      std::uint16_t, std::uint32_t, std::uint64_t, float, double>;
+using RealKernels = TypedKernelSet<Plain, float, double>;
+// Log-sum-exp runs in double precision whatever the element (ops.hpp's LogAddExp).
+template <class T>
+using DoubleState = double;
+using LogSumExpKernels = TypedKernelSet<DoubleState, float, double>;
+
 struct KernelTable {
     OpKernels summation;
     OpKernels product;
     CompensatedKernels compensated_summation;
+    FloatingKernels nan_skipping_summation;
+    FloatingKernels nan_skipping_product;
+    CompensatedKernels nan_skipping_compensated_summation;
+    OrderedKernels maximum;
+    OrderedKernels minimum;
+    RealKernels nan_skipping_maximum;
+    RealKernels nan_skipping_minimum;
+    LogSumExpKernels log_sum_exp;
     void (*half_to_float)(const std::uint16_t* in, float* out, std::ptrdiff_t n);
     void (*float_to_half)(const float* in, std::uint16_t* out, std::ptrdiff_t n);
 };

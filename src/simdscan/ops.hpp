@@ -1,8 +1,10 @@
-// The ops a scan computes (Summation, Product, their compensated variants): arithmetic on scalar or vector states.
+// The ops a scan computes (sums, compensated sums, products, extrema, log-sum-exp, and their NaN-skipping variants):
+// arithmetic on scalar or vector states.
 #pragma once
 
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <type_traits>
 
 #include <xsimd/xsimd.hpp>
@@ -17,15 +19,49 @@ namespace simdscan {
 namespace detail {
 namespace SIMDSCAN_TIER {
 
-// An op is the arithmetic of one scan: apply on states (scalars or batches), neutral and identity, and the
-// conversions between elements and states (lift) and back (lower).
+// An op is the arithmetic of one scan: apply on states (scalars or batches), neutral and identity, the conversions
+// between elements and states (lift) and back (lower), and admit, which every input element passes first.
+// Ops that take every input element as it is.
+struct AdmitsEvery {
+    static constexpr bool admits_every = true;
+    template <class V>
+    static V admit(const V& x) { return x; }
+};
+
 // Ops whose state is the element itself.
-struct ExactState {
+struct ExactState : AdmitsEvery {
     template <class V>
     static V lift(const V& x) { return x; }
     template <class V>
     static V lower(const V& state) { return state; }
 };
+
+// NaN tests and selections on scalars and batches alike; integers are never NaN.
+template <class T>
+bool is_nan(const T& x) {
+    if constexpr (std::is_floating_point<T>::value) {
+        return std::isnan(x);
+    } else if constexpr (std::is_integral<T>::value) {
+        return false;
+    } else {
+        return std::isnan(x.real()) || std::isnan(x.imag());  // as numpy.isnan on complex
+    }
+}
+template <class T, class A>
+xsimd::batch_bool<T, A> is_nan(const xsimd::batch<T, A>& x) {
+    if constexpr (std::is_floating_point<T>::value) {
+        return xsimd::isnan(x);  // not x != x: AVX's "not equal" compare is the ordered one, false for NaN
+    } else {
+        return xsimd::batch_bool<T, A>(false);
+    }
+}
+template <class T>
+T pick(bool take_a, const T& a, const T& b) { return take_a ? a : b; }
+template <class T, class A>
+xsimd::batch<T, A> pick(const xsimd::batch_bool<T, A>& take_a, const xsimd::batch<T, A>& a,
+                        const xsimd::batch<T, A>& b) {
+    return xsimd::select(take_a, a, b);
+}
 
 template <class T>
 constexpr T summation_neutral() {
@@ -93,7 +129,7 @@ xsimd::batch<T, A> zero_like(const xsimd::batch<T, A>&) { return xsimd::batch<T,
 
 // Summation with Neumaier's compensation: every addition's rounding error, found exactly by Knuth's TwoSum (no
 // assumption on the operands' magnitudes, as in-register scan steps add in any order), is summed aside.
-struct CompensatedSummation {
+struct CompensatedSummation : AdmitsEvery {
     template <class T, class A>
     using vector = xsimd::batch<T, A>;
     template <class T>
@@ -117,7 +153,7 @@ struct CompensatedSummation {
 
 // Summation in double precision for float32 and complex64 elements: vectors hold float64 lanes, filled by widening
 // loads and rounded once by narrowing stores.
-struct WidenedSummation {
+struct WidenedSummation : AdmitsEvery {
     template <class T, class A>
     using vector = xsimd::batch<double, A>;
     // Elements' states are their double-precision twins; vectors are double already.
@@ -138,6 +174,91 @@ struct WidenedSummation {
     static state<T> neutral() { return summation_neutral<state<T>>(); }
     template <class T>
     static T identity() { return T(0); }
+};
+
+// A running maximum (Larger = true) or minimum, NaN propagating as numpy.maximum's: a NaN operand is the result.
+template <bool Larger>
+struct Extremum : ExactState {
+    template <class T, class A>
+    using vector = xsimd::batch<T, A>;
+    template <class T>
+    using state = T;
+    template <class V>
+    static V apply(const V& a, const V& b) { return pick(beats(a, b) | is_nan(a), a, b); }
+    template <class V>
+    static auto beats(const V& a, const V& b) { return Larger ? a > b : a < b; }
+    // The value no element beats, the result of an empty range: -inf / the type's lowest for a maximum.
+    template <class T>
+    static T neutral() {
+        using limits = std::numeric_limits<T>;
+        if constexpr (limits::has_infinity) {
+            return Larger ? -limits::infinity() : limits::infinity();
+        } else {
+            return Larger ? limits::lowest() : limits::max();
+        }
+    }
+    template <class T>
+    static T identity() { return neutral<T>(); }
+};
+using Maximum = Extremum<true>;
+using Minimum = Extremum<false>;
+
+// A running maximum or minimum that skips NaN, as numpy.fmax's: NaN is its neutral element, so the result is NaN only
+// until the first number. An empty range still gives -inf (+inf for a minimum).
+template <bool Larger>
+struct NaNSkippingExtremum : Extremum<Larger> {
+    template <class V>
+    static V apply(const V& a, const V& b) { return pick(Extremum<Larger>::beats(a, b) | is_nan(b), a, b); }
+    template <class T>
+    static T neutral() { return std::numeric_limits<T>::quiet_NaN(); }
+};
+
+// An op that takes NaN elements as `Replacement` (0 for a sum, 1 for a product), as numpy.nancumsum does. Only input
+// elements are replaced: a NaN a running value reaches (inf - inf) stays.
+template <class Op, int Replacement>
+struct NaNSkipping : Op {
+    static constexpr bool admits_every = false;
+    template <class V>
+    static V admit(const V& x) { return pick(is_nan(x), V(Replacement), x); }
+};
+template <class Op>
+using NaNSkippingSummation = NaNSkipping<Op, 0>;
+using NaNSkippingProduct = NaNSkipping<Product, 1>;
+
+// log(exp(a) + exp(b)) without overflow or underflow: the larger operand plus log1p(exp(-|a - b|)). Every
+// element's running value is a double: float32 sums of many terms would lose digits in the running value.
+struct LogAddExp : AdmitsEvery {
+    template <class T, class A>
+    using vector = xsimd::batch<double, A>;
+    template <class T>
+    using state = typename std::conditional<std::is_arithmetic<T>::value, double, T>::type;  // vectors are double
+    template <class V>
+    static V apply(const V& a, const V& b) {
+        // Equal operands (both infinite included, where a - b is NaN) add log(2) to either.
+        const V distance = pick(a == b, V(0.0), abs_of(a - b));
+        return Maximum::apply(a, b) + log1p_of(exp_of(-distance));
+    }
+    static double lift(double x) { return x; }
+    template <class A>
+    static xsimd::batch<double, A> lift(const xsimd::batch<double, A>& x) { return x; }
+    template <class A>
+    static xsimd::batch<double, A> lower(const xsimd::batch<double, A>& x) { return x; }
+    static double lower(double x) { return x; }
+    template <class T>
+    static double neutral() { return -std::numeric_limits<double>::infinity(); }
+    template <class T>
+    static T identity() { return -std::numeric_limits<T>::infinity(); }
+
+private:
+    static double abs_of(double x) { return std::abs(x); }
+    static double exp_of(double x) { return std::exp(x); }
+    static double log1p_of(double x) { return std::log1p(x); }
+    template <class A>
+    static xsimd::batch<double, A> abs_of(const xsimd::batch<double, A>& x) { return xsimd::abs(x); }
+    template <class A>
+    static xsimd::batch<double, A> exp_of(const xsimd::batch<double, A>& x) { return xsimd::exp(x); }
+    template <class A>
+    static xsimd::batch<double, A> log1p_of(const xsimd::batch<double, A>& x) { return xsimd::log1p(x); }
 };
 
 // The compensated sum of elements of type T.

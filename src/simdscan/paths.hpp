@@ -160,7 +160,8 @@ void run_direct(const Job<S, C, State>& job) {
 }
 
 // Scans rows [0, n) of one tile, `width` contiguous elements wide, in NumPy's order: out[r] = out[r-1] op in[r].
-// Only where the state is the value and the previous output row is still intact (not in place and exclusive).
+// Only where kernels.combine is (the state is the value) and the previous output row is still intact (not in place
+// and exclusive).
 template <class S, class C, class State>
 void scan_outer_tile(const Job<S, C, State>& job, const C* in, C* out, std::ptrdiff_t width) {
     const Plan& plan = job.plan;
@@ -227,9 +228,9 @@ enum class TileRows {
 
 template <class S, class C, class State>
 TileRows tile_rows(const Job<S, C, State>& job, bool buffered) {
-    // The output rows are the running rows unless they hold rounded states or are overwritten in place before an
-    // exclusive scan has read them.
-    const bool carried = !std::is_same<C, State>::value || (job.plan.in == job.plan.out && job.exclusive);
+    // The output rows are the running rows unless they hold rounded states (or elements the op replaces) or are
+    // overwritten in place before an exclusive scan has read them.
+    const bool carried = job.kernels.combine == nullptr || (job.plan.in == job.plan.out && job.exclusive);
     return buffered ? TileRows::staged : carried ? TileRows::carried : TileRows::combined;
 }
 

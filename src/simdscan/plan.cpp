@@ -53,6 +53,35 @@ bool kernels_on_arrays(const Plan& plan) {
     return on_arrays;
 }
 
+bool is_floating(DataType t) {
+    return t == DataType::float16 || t == DataType::float32 || t == DataType::float64;
+}
+bool is_complex(DataType t) {
+    return t == DataType::complex64 || t == DataType::complex128;
+}
+
+// Which operators, with which options, take which data types.
+void check_operator_takes(const CumulativeOperatorDesc& desc) {
+    const DataType t = desc.input.data_type;
+    const bool arithmetic = desc.op == CumulativeOperator::summation || desc.op == CumulativeOperator::product;
+    const bool extremum = desc.op == CumulativeOperator::maximum || desc.op == CumulativeOperator::minimum;
+    if (desc.compensated && desc.op != CumulativeOperator::summation) {
+        throw std::invalid_argument("compensation applies to summation only");
+    }
+    if (desc.skip_nan && !arithmetic && !extremum) {
+        throw std::invalid_argument("only summation, product, maximum and minimum skip NaN");
+    }
+    if (arithmetic && t == DataType::boolean) {
+        throw std::invalid_argument("booleans have no sum or product: scan them as integers");
+    }
+    if (extremum && is_complex(t)) {
+        throw std::invalid_argument("complex numbers have no order: no running maximum or minimum");
+    }
+    if (desc.op == CumulativeOperator::log_sum_exp && !is_floating(t)) {
+        throw std::invalid_argument("log-sum-exp takes floating types only");
+    }
+}
+
 }  // namespace
 
 void validate(const CumulativeOperatorDesc& desc) {
@@ -67,9 +96,7 @@ void validate(const CumulativeOperatorDesc& desc) {
     if (in.data_type != out.data_type) {
         throw std::invalid_argument("output data type differs from input data type");
     }
-    if (desc.compensated && desc.op != CumulativeOperator::summation) {
-        throw std::invalid_argument("compensation applies to summation only");
-    }
+    check_operator_takes(desc);
     if (desc.axis >= in.sizes.size()) {
         throw std::invalid_argument("axis out of range");
     }

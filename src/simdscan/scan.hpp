@@ -1,4 +1,5 @@
-// simdscan core: DirectML's cumulative summation and product over strided tensors. Python-free.
+// simdscan core: DirectML's cumulative summation and product over strided tensors, and the rest of the scan family
+// (running maximum and minimum, log-sum-exp, NaN-skipping variants). Python-free.
 //
 // A job is described the way DirectML describes it: two tensor views (pointer, sizes, byte strides, data type) and
 // an operator description (operator, axis, direction, exclusive). The output may alias the input exactly (same
@@ -15,12 +16,15 @@ namespace simdscan {
 enum class DataType : std::uint8_t {
     float16, float32, float64, complex64, complex128,
     int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+    boolean,  // one byte, 0 or 1: maximum and minimum only (logical or / and)
 };
 
 // Mirrors DML_AXIS_DIRECTION.
 enum class AxisDirection : std::uint8_t { increasing, decreasing };
 
-enum class CumulativeOperator : std::uint8_t { summation, product };
+// DirectML's two operators, then simdscan's: maximum and minimum (NaN propagating, as numpy.maximum), and
+// log_sum_exp (log of the running sum of exp, floating types only).
+enum class CumulativeOperator : std::uint8_t { summation, product, maximum, minimum, log_sum_exp };
 
 struct TensorView {
     void* data = nullptr;
@@ -39,11 +43,15 @@ struct CumulativeOperatorDesc {
     AxisDirection direction = AxisDirection::increasing;
     bool exclusive = false;  // HasExclusiveSum / HasExclusiveProduct
     // Beyond DirectML: summation of floating and complex types with Neumaier's compensation, every output within
-    // 2u * sum |x_j| (+ O(n u^2)) of the exact prefix; integer sums are exact already. Invalid for product.
+    // 2u * sum |x_j| (+ O(n u^2)) of the exact prefix; integer sums are exact already. Invalid for other operators.
     bool compensated = false;
+    // Beyond DirectML: NaN elements are skipped (numpy.nancumsum, nancumprod, fmax, fmin). Summation, product,
+    // maximum and minimum only; integers have no NaN to skip.
+    bool skip_nan = false;
 };
 
-// Runs the operator. Throws std::invalid_argument for an inconsistent description (before writing anything) and
+// Runs the operator. Throws std::invalid_argument for an inconsistent description (an operator on a data type it does
+// not take included: complex extrema, integer log-sum-exp, boolean sums) before writing anything, and
 // std::bad_alloc when a working buffer cannot be allocated.
 void execute(const CumulativeOperatorDesc& desc);
 

@@ -57,7 +57,7 @@ State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) 
             const std::ptrdiff_t at = Reverse ? n - done - lanes : done;
             prefetch_ahead<Reverse>(in + at);
             const VectorState prefix =
-                vector_prefix<A, Op, Reverse, 1, B::size>(Op::lift(load_vector<B>(in + at)), fill);
+                vector_prefix<A, Op, Reverse, 1, B::size>(Op::lift(Op::admit(load_vector<B>(in + at))), fill);
             // The carry chain is one op per vector: the broadcast total is computed off it.
             const VectorState total = broadcast_total<A, Reverse>(prefix);
             const VectorState before = Exclusive ? shifted<A, Reverse, 1>(prefix, fill) : prefix;
@@ -75,7 +75,7 @@ State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) 
     }
     for (; done < n; ++done) {
         const std::ptrdiff_t at = Reverse ? n - 1 - done : done;
-        const State next = Op::apply(carry, Op::lift(in[at]));
+        const State next = Op::apply(carry, Op::lift(Op::admit(in[at])));
         T result = Op::lower(Exclusive ? carry : next);
         if constexpr (HasBase) {
             result = Op::lower(Op::apply(base, Op::lift(result)));
@@ -160,7 +160,7 @@ std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrd
     for (std::ptrdiff_t v = 0; v < vectors; ++v) {
         const std::ptrdiff_t at = v * std::ptrdiff_t(lanes);
         const VectorState prefix =
-            row_prefix<A, Op, Reverse, 1>(Op::lift(load_vector<B>(in + at)), fill, row_position, std::size_t(n));
+            row_prefix<A, Op, Reverse, 1>(Op::lift(Op::admit(load_vector<B>(in + at))), fill, row_position, std::size_t(n));
         B result = Op::lower(prefix);
         if constexpr (Exclusive) {
             result =
@@ -215,7 +215,7 @@ void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w) {
         using B = typename Op::template vector<T, A>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
         for (; j + lanes <= w; j += lanes) {
-            const B x = load_vector<B>(in + j);  // before out is written: out may equal in
+            const B x = Op::admit(load_vector<B>(in + j));  // before out is written: out may equal in
             typename Op::template state<B> before;
             load_state(before, carry, w, j);
             const auto after = Op::apply(before, Op::lift(x));
@@ -224,7 +224,7 @@ void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w) {
         }
     }
     for (; j < w; ++j) {
-        const T x = in[j];
+        const T x = Op::admit(in[j]);
         typename Op::template state<T> before;
         load_state(before, carry, w, j);
         const auto after = Op::apply(before, Op::lift(x));

@@ -19,7 +19,7 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     k.rebase = &rebase<A, T, Op>;
     k.rows[0] = &scan_rows<A, T, Op, false>;
     k.rows[1] = &scan_rows<A, T, Op, true>;
-    if constexpr (std::is_same<typename Op::template state<T>, T>::value) {
+    if constexpr (std::is_same<typename Op::template state<T>, T>::value && Op::admits_every) {
         k.combine = &combine_rows<A, T, Op>;
     } else {
         k.combine = nullptr;
@@ -31,22 +31,41 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     k.identity = Op::template identity<T>();
 }
 
-template <class A, class Op, class... Ts>
-void fill_set(TypedKernelSet<Plain, Ts...>& set) {
-    (fill_typed<A, Ts, Op>(static_cast<TypedKernels<Ts, Ts>&>(set)), ...);
-}
+// Which op each element type T of a set scans with: Ops::op<T>. (Classes, not alias templates passed as template
+// template arguments: GCC takes two such aliases of one template for the same and merges their instantiations.)
+template <class Op>
+struct Fixed {
+    template <class T>
+    using op = Op;
+};
+struct CompensatedOps {
+    template <class T>
+    using op = CompensatedOp<T>;
+};
+struct NaNSkippingCompensatedOps {
+    template <class T>
+    using op = NaNSkippingSummation<CompensatedOp<T>>;
+};
 
-template <class A, class... Ts>
-void fill_compensated_set(TypedKernelSet<CompensatedState, Ts...>& set) {
-    (fill_typed<A, Ts, CompensatedOp<Ts>>(static_cast<TypedKernels<Ts, CompensatedState<Ts>>&>(set)), ...);
+template <class A, class Ops, template <class> class StateOf, class... Ts>
+void fill_set(TypedKernelSet<StateOf, Ts...>& set) {
+    (fill_typed<A, Ts, typename Ops::template op<Ts>>(static_cast<TypedKernels<Ts, StateOf<Ts>>&>(set)), ...);
 }
 
 template <class A>
 KernelTable make_table() {
     KernelTable table{};
-    fill_set<A, Summation>(table.summation);
-    fill_set<A, Product>(table.product);
-    fill_compensated_set<A>(table.compensated_summation);
+    fill_set<A, Fixed<Summation>>(table.summation);
+    fill_set<A, Fixed<Product>>(table.product);
+    fill_set<A, CompensatedOps>(table.compensated_summation);
+    fill_set<A, Fixed<NaNSkippingSummation<Summation>>>(table.nan_skipping_summation);
+    fill_set<A, Fixed<NaNSkippingProduct>>(table.nan_skipping_product);
+    fill_set<A, NaNSkippingCompensatedOps>(table.nan_skipping_compensated_summation);
+    fill_set<A, Fixed<Maximum>>(table.maximum);
+    fill_set<A, Fixed<Minimum>>(table.minimum);
+    fill_set<A, Fixed<NaNSkippingExtremum<true>>>(table.nan_skipping_maximum);
+    fill_set<A, Fixed<NaNSkippingExtremum<false>>>(table.nan_skipping_minimum);
+    fill_set<A, Fixed<LogAddExp>>(table.log_sum_exp);
     table.half_to_float = &Lanes<A>::half_to_float;
     table.float_to_half = &Lanes<A>::float_to_half;
     return table;
