@@ -610,3 +610,17 @@ def check_extremum(got, op, a, axis=None, decreasing=False, exclusive=False, msg
     if not same.all():
         raise AssertionError(f"{where}\nvalues differ ({want.dtype}):\n"
                              + mismatch_report(np.nonzero(~same), got, want))
+
+
+def assert_same_bits(got, want, where):
+    """Same dtype, shape and bytes in logical order (NaNs included, which np.array_equal would call unequal)."""
+    assert isinstance(got, np.ndarray), f"{where}: returned {type(got)!r}"
+    assert got.dtype == want.dtype, f"{where}: dtype {got.dtype}, expected {want.dtype}"
+    assert got.shape == want.shape, f"{where}: shape {got.shape}, expected {want.shape}"
+    g = np.ascontiguousarray(got).reshape(-1).view(np.uint8).reshape(got.size, got.itemsize)
+    w = np.ascontiguousarray(want).reshape(-1).view(np.uint8).reshape(want.size, want.itemsize)
+    bad = np.nonzero((g != w).any(axis=1))[0]
+    if bad.size:
+        first = np.unravel_index(int(bad[0]), got.shape)
+        raise AssertionError(f"{where}: {bad.size} of {got.size} elements differ in their bits, first at "
+                             f"{tuple(int(i) for i in first)}: got {got[first]!r}, expected {want[first]!r}")

@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import simdscan
-from compare import assert_bit_identical
 from data import seed_of
 from params import DIRECTIONS
 from reference import (
@@ -20,6 +19,7 @@ from reference import (
     NAN_EXTREMA_OPS,
     PATHS,
     apply_layout,
+    assert_same_bits,
     assert_unchanged,
     check_extremum,
     extrema_data,
@@ -179,15 +179,14 @@ def test_every_layout_axis_direction(op, dtype, layout):
     assert_unchanged(a, snap)
 
 
-KERNEL_PATHS = PATHS["kernels"] + PATHS["exact"]
+# every kernel path for every dtype; the exact paths (one per path of the core) for four of them
+PATH_CASES = [(d, p) for p in PATHS["kernels"] for d in EXTREMA_DTYPES] + [
+    (np.dtype(d), p) for p in PATHS["exact"] for d in ("float32", "float64", "int16", "uint8")]
 
 
-@pytest.mark.parametrize("path", KERNEL_PATHS, ids=[p.name for p in KERNEL_PATHS])
-@pytest.mark.parametrize("dtype", EXTREMA_DTYPES, ids=DT_IDS)
+@pytest.mark.parametrize("dtype, path", PATH_CASES, ids=[f"{d.name}-{p.name}" for d, p in PATH_CASES])
 @pytest.mark.parametrize("op", OPS4)
 def test_kernel_paths(op, dtype, path):
-    if path in PATHS["exact"] and dtype.name not in ("float32", "float64", "int16", "uint8"):
-        pytest.skip("the exact paths: four dtypes are enough next to the kernel paths")
     rng = np.random.default_rng(seed_of("paths", op, dtype.name, path.name))
     line = path.shape[path.axis]
     a, axis = path.build(lambda shape: extrema_data(rng, shape, dtype, nan=min(0.3, 3.0 / line)))
@@ -310,6 +309,6 @@ def test_thread_count_does_not_change_a_bit(op, dtype, path):
                 check_extremum(single, op, a, axis, dec, exc, f"{op} {dtype} {path.name}")
             for threads in (2, 4):
                 simdscan.set_num_threads(threads)
-                assert_bit_identical(call(op, a, axis, dec, exc), single,
+                assert_same_bits(call(op, a, axis, dec, exc), single,
                                      f"{op} {dtype} {path.name} decreasing={dec} exclusive={exc}: "
                                      f"{threads} threads vs 1")

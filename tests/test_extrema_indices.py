@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import simdscan
-from compare import assert_bit_identical
 from data import seed_of
 from params import DIRECTIONS
 from reference import (
@@ -19,6 +18,7 @@ from reference import (
     LAYOUTS,
     PATHS,
     apply_layout,
+    assert_same_bits,
     assert_unchanged,
     check_extremum,
     extrema_data,
@@ -144,15 +144,14 @@ def test_every_layout_axis_direction(op, dtype, layout):
     assert_unchanged(a, snap)
 
 
-KERNEL_PATHS = PATHS["kernels"] + PATHS["exact"]
+# every kernel path for every dtype; the exact paths (one per path of the core) for four of them
+PATH_CASES = [(d, p) for p in PATHS["kernels"] for d in EXTREMA_DTYPES] + [
+    (np.dtype(d), p) for p in PATHS["exact"] for d in ("float32", "float64", "int16", "uint8")]
 
 
-@pytest.mark.parametrize("path", KERNEL_PATHS, ids=[p.name for p in KERNEL_PATHS])
-@pytest.mark.parametrize("dtype", EXTREMA_DTYPES, ids=DT_IDS)
+@pytest.mark.parametrize("dtype, path", PATH_CASES, ids=[f"{d.name}-{p.name}" for d, p in PATH_CASES])
 @pytest.mark.parametrize("op", EXTREMA_OPS)
 def test_kernel_paths(op, dtype, path):
-    if path in PATHS["exact"] and dtype.name not in ("float32", "float64", "int16", "uint8"):
-        pytest.skip("the exact paths: four dtypes are enough next to the kernel paths")
     rng = np.random.default_rng(seed_of("indices paths", op, dtype.name, path.name))
     line = path.shape[path.axis]
     a, axis = path.build(lambda shape: extrema_data(rng, shape, dtype, nan=min(0.3, 3.0 / line)))
@@ -247,7 +246,7 @@ def test_without_indices_same_values(op):
             for exc in (False, True):
                 plain = getattr(simdscan, op)(a, axis, direction="decreasing" if dec else "increasing",
                                               exclusive=exc)
-                assert_bit_identical(call(op, a, axis, dec, exc)[0], plain, f"{op} axis={axis}")
+                assert_same_bits(call(op, a, axis, dec, exc)[0], plain, f"{op} axis={axis}")
 
 
 # --------------------------------------------------------------------------
@@ -311,5 +310,5 @@ def test_thread_count_does_not_change_a_bit(op, dtype, path):
                 simdscan.set_num_threads(threads)
                 got = call(op, a, axis, dec, exc)
                 where = f"{op} {dtype} {path.name} decreasing={dec} exclusive={exc}: {threads} threads vs 1"
-                assert_bit_identical(got[0], single[0], where + " (values)")
-                assert_bit_identical(got[1], single[1], where + " (indices)")
+                assert_same_bits(got[0], single[0], where + " (values)")
+                assert_same_bits(got[1], single[1], where + " (indices)")

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import simdscan
-from compare import assert_bit_identical
 from data import make_data, scan_data, seed_of, spread_values
 from exact_sums import check_compensated
 from params import DIRECTIONS
@@ -22,6 +21,7 @@ from reference import (
     PATHS,
     SUPPORTED_DTYPES,
     apply_layout,
+    assert_same_bits,
     assert_unchanged,
     check_values,
     expected,
@@ -143,7 +143,7 @@ def test_integers_and_bool_as_the_plain_scan(op, dtype):
             for exc in (False, True):
                 got = call(op, a, axis, dec, exc)
                 assert got.dtype == (DEFAULT_INT if dtype == np.bool_ else dtype)
-                assert_bit_identical(got, call(BASE[op], a, axis, dec, exc), f"{op} {dtype} axis={axis}")
+                assert_same_bits(got, call(BASE[op], a, axis, dec, exc), f"{op} {dtype} axis={axis}")
 
 
 def test_float16_accumulates_in_float32():
@@ -315,5 +315,5 @@ def test_thread_count_does_not_change_a_bit(op, dtype, path):
             check(single, op, a, axis, dec, exc, msg=f"{op} {dtype} {path.name}")
         for threads in (2, 4):
             simdscan.set_num_threads(threads)
-            assert_bit_identical(call(op, a, axis, dec, exc), single,
+            assert_same_bits(call(op, a, axis, dec, exc), single,
                                  f"{op} {dtype} {path.name} decreasing={dec} exclusive={exc}: {threads} vs 1")
