@@ -5,6 +5,9 @@ keep the input's dtype, and can write in place, as DirectML's DML_CUMULATIVE_SUM
 DML_CUMULATIVE_PRODUCT_OPERATOR_DESC do. The scan runs in SIMD kernels chosen for this CPU (see :func:`isa`).
 ``help(simdscan.cumsum)`` explains every flag; ``python -m simdscan`` shows DirectML's examples computed live.
 
+The rest of the scan family takes the same flags: ``cummax`` / ``cummin`` (with the positions that supplied each
+value), ``logcumsumexp``, and the NaN-skipping ``nancumsum``, ``nancumprod``, ``nancummax``, ``nancummin``.
+
 Examples
 --------
 >>> import numpy as np
@@ -20,6 +23,9 @@ from __future__ import annotations
 
 from . import _core
 from ._arithmetic import cumprod, cumsum
+from ._extrema import cummax, cummin, nancummax, nancummin
+from ._logsumexp import logcumsumexp
+from ._nan_skipping import nancumprod, nancumsum
 from ._runtime import Direction, configure_from_environment, get_num_threads, isa, set_num_threads, supported_isas
 
 __version__: str = _core.__version__
@@ -27,16 +33,26 @@ __version__: str = _core.__version__
 __all__ = [
     "Direction",
     "__version__",
+    "cummax",
+    "cummin",
     "cumprod",
     "cumsum",
     "get_num_threads",
     "isa",
+    "logcumsumexp",
+    "nancummax",
+    "nancummin",
+    "nancumprod",
+    "nancumsum",
     "set_num_threads",
     "supported_isas",
 ]
 
 # The public names are simdscan's wherever they are defined: help(), pickles and Sphinx name them so.
-for _public in (Direction, cumprod, cumsum, get_num_threads, isa, set_num_threads, supported_isas):
+for _public in (
+    Direction, cummax, cummin, cumprod, cumsum, get_num_threads, isa, logcumsumexp, nancummax, nancummin, nancumprod,
+    nancumsum, set_num_threads, supported_isas,
+):
     _public.__module__ = __name__
 del _public
 

@@ -7,17 +7,16 @@ xsimd_version: str
 xsimd_source: str
 
 def _initialise(direction_type: type) -> None: ...
-def cumsum(
+def scan(
+    op: str,
     a: Any,
-    axis: Optional[int],
+    axis: Any,
     direction: Any,
     exclusive: Any,
     dtype: Any,
     out: Optional[np.ndarray],
     compensated: Any,
-) -> np.ndarray: ...
-def cumprod(
-    a: Any, axis: Optional[int], direction: Any, exclusive: Any, dtype: Any, out: Optional[np.ndarray]
+    skip_nan: bool,
 ) -> np.ndarray: ...
 def isa() -> str: ...
 def supported_isas() -> list[str]: ...
