@@ -179,10 +179,13 @@ def test_0d_and_empty(op):
     assert v.shape == i.shape == (1,) and i.dtype == np.intp and i[0] == 0
     v, i = getattr(simdscan, op)(np.array(2.5), exclusive=True, return_indices=True)
     assert i[0] == -1
-    e = np.zeros((0, 3), np.int32)
-    for axis in (None, 0, 1):
-        v, i = getattr(simdscan, op)(e, axis, return_indices=True)
-        assert v.shape == i.shape and i.dtype == np.intp and v.dtype == np.int32
+    for dtype in ("int32", "float64", "float16", "bool"):
+        for shape in ((0,), (0, 3), (3, 0)):
+            e = np.zeros(shape, dtype)
+            for axis in (None, 0, 1, -1)[: e.ndim + 1]:
+                v, i = getattr(simdscan, op)(e, axis, return_indices=True)
+                assert v.shape == i.shape == ((0,) if axis is None else shape), (dtype, shape, axis)
+                assert i.dtype == np.intp and v.dtype == np.dtype(dtype)
 
 
 # --------------------------------------------------------------------------
