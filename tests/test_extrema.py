@@ -1,0 +1,314 @@
+"""cummax / cummin / nancummax / nancummin: the values, against np.maximum / np.minimum / np.fmax / np.fmin
+``.accumulate`` with reference.py's flips and exclusive shift, for every dtype, direction, exclusive, axis, layout
+and kernel path, out= and in place; exact (a running extremum never rounds). The indices of cummax / cummin are
+in test_extrema_indices.py."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import simdscan
+from data import seed_of
+from params import DIRECTIONS
+from reference import (
+    EXTREMA_DTYPES,
+    EXTREMA_OPS,
+    LAYOUTS,
+    NAN_EXTREMA_OPS,
+    PATHS,
+    apply_layout,
+    assert_same_bits,
+    assert_unchanged,
+    check_extremum,
+    extrema_data,
+    extremum_identity,
+    snapshot,
+)
+
+pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
+
+OPS4 = EXTREMA_OPS + NAN_EXTREMA_OPS
+DT_IDS = [d.name for d in EXTREMA_DTYPES]
+
+
+def all_axes(ndim):
+    return [None] + list(range(ndim)) + list(range(-ndim, 0))
+
+
+def call(op, a, axis=None, decreasing=False, exclusive=False, **kw):
+    return getattr(simdscan, op)(a, axis, direction="decreasing" if decreasing else "increasing",
+                                 exclusive=exclusive, **kw)
+
+
+# --------------------------------------------------------------------------
+# small examples, spelled out
+# --------------------------------------------------------------------------
+def test_the_four_cases_by_hand():
+    x = np.array([3, 1, 4, 1, 5, 9, 2, 6], dtype=np.int32)
+    lo = np.iinfo(np.int32).min
+    hi = np.iinfo(np.int32).max
+    cases = [
+        ("cummax", False, False, [3, 3, 4, 4, 5, 9, 9, 9]),
+        ("cummax", False, True, [lo, 3, 3, 4, 4, 5, 9, 9]),
+        ("cummax", True, False, [9, 9, 9, 9, 9, 9, 6, 6]),
+        ("cummax", True, True, [9, 9, 9, 9, 9, 6, 6, lo]),
+        ("cummin", False, False, [3, 1, 1, 1, 1, 1, 1, 1]),
+        ("cummin", False, True, [hi, 3, 1, 1, 1, 1, 1, 1]),
+        ("cummin", True, False, [1, 1, 1, 1, 2, 2, 2, 6]),
+        ("cummin", True, True, [1, 1, 1, 2, 2, 2, 6, hi]),
+    ]
+    for op, dec, exc, want in cases:
+        for func in (op, "nan" + op):
+            got = call(func, x, decreasing=dec, exclusive=exc)
+            assert got.dtype == np.int32
+            np.testing.assert_array_equal(got, np.array(want, dtype=np.int32), err_msg=f"{func} {dec} {exc}")
+
+
+def test_nan_propagates_and_nan_is_skipped_by_hand():
+    nan, inf = np.nan, np.inf
+    x = np.array([nan, 2.0, nan, 5.0, 1.0, 7.0])
+    cases = [  # (op, decreasing, exclusive, expected)
+        ("cummax", False, False, [nan] * 6),
+        ("cummax", True, False, [nan, nan, nan, 7, 7, 7]),
+        ("cummax", True, True, [nan, nan, 7, 7, 7, -inf]),
+        ("cummin", True, False, [nan, nan, nan, 1, 1, 7]),
+        ("nancummax", False, False, [nan, 2, 2, 5, 5, 7]),
+        ("nancummax", False, True, [-inf, nan, 2, 2, 5, 5]),
+        ("nancummin", False, False, [nan, 2, 2, 2, 1, 1]),
+        ("nancummin", True, False, [1, 1, 1, 1, 1, 7]),
+        ("nancummin", True, True, [1, 1, 1, 1, 7, inf]),
+    ]
+    for op, dec, exc, want in cases:
+        got = call(op, x, decreasing=dec, exclusive=exc)
+        np.testing.assert_array_equal(got, np.array(want), err_msg=f"{op} decreasing={dec} exclusive={exc}")
+
+
+def test_all_nan_line_and_leading_nans():
+    nan = np.nan
+    x = np.array([[nan, nan, nan], [nan, nan, 4.0], [3.0, nan, nan]], dtype=np.float32)
+    np.testing.assert_array_equal(simdscan.nancummax(x, 1), [[nan] * 3, [nan, nan, 4], [3, 3, 3]])
+    np.testing.assert_array_equal(simdscan.nancummin(x, 1, direction="decreasing"),
+                                  [[nan] * 3, [4, 4, 4], [3, nan, nan]])
+    np.testing.assert_array_equal(simdscan.cummax(x, 1), [[nan] * 3, [nan] * 3, [3, nan, nan]])
+
+
+@pytest.mark.parametrize("dtype", EXTREMA_DTYPES, ids=DT_IDS)
+@pytest.mark.parametrize("op", OPS4)
+def test_exclusive_identity(op, dtype):
+    """The first output in scan order of an exclusive scan is the dtype's lowest (max) / highest (min) value."""
+    x = extrema_data(np.random.default_rng(seed_of(op, dtype.name)), (5, 9), dtype)
+    ident = extremum_identity(op, dtype)
+    if dtype.kind == "f":
+        assert ident == (np.inf if op.endswith("min") else -np.inf)
+    elif dtype != np.bool_:
+        info = np.iinfo(dtype)
+        assert ident == (info.max if op.endswith("min") else info.min)
+    for axis in (0, 1, -1):
+        first = [slice(None)] * 2
+        for dec in (False, True):
+            got = call(op, x, axis, dec, True)
+            first[axis] = -1 if dec else 0
+            assert np.all(got[tuple(first)] == ident), (op, dtype, axis, dec, got[tuple(first)])
+            check_extremum(got, op, x, axis, dec, True)
+
+
+@pytest.mark.parametrize("op", OPS4)
+def test_bool(op):
+    x = np.array([False, False, True, False, True])
+    m = op.endswith("max")
+    assert call(op, x).dtype == np.bool_
+    np.testing.assert_array_equal(call(op, x), [False, False, True, True, True] if m else [False] * 5)
+    np.testing.assert_array_equal(call(op, x, exclusive=True),
+                                  [False, False, False, True, True] if m else [True, False, False, False, False])
+    np.testing.assert_array_equal(call(op, x, decreasing=True, exclusive=True),
+                                  [True, True, True, True, False] if m else [False, False, False, True, True])
+
+
+# --------------------------------------------------------------------------
+# special values
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("op", OPS4)
+def test_float_special_values(op, dtype):
+    f = np.finfo(dtype)
+    specials = [np.nan, np.inf, -np.inf, 0.0, -0.0, f.max, -f.max, f.tiny, -f.tiny, f.smallest_subnormal,
+                -f.smallest_subnormal, 1.0, -1.0]
+    rng = np.random.default_rng(seed_of("specials", op, dtype))
+    for trial in range(40):
+        n = int(rng.integers(1, 70))
+        pool = specials[1:] if trial % 2 else specials  # half the lines without NaN: infinities, zeros decide
+        x = np.array(rng.choice(np.array(pool, dtype=dtype), size=n), dtype=dtype)
+        for dec in (False, True):
+            for exc in (False, True):
+                check_extremum(call(op, x, 0, dec, exc), op, x, 0, dec, exc, f"{op} {dtype} {x!r} {dec} {exc}")
+
+
+@pytest.mark.parametrize("dtype", [d for d in EXTREMA_DTYPES if d.kind in "iu"], ids=lambda d: d.name)
+@pytest.mark.parametrize("op", OPS4)
+def test_integer_limits(op, dtype):
+    """iinfo.min / max in the data: they are ordinary values (an exclusive identity that equals one is still
+    the identity only where it stands first)."""
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(seed_of("limits", op, dtype.name))
+    pool = np.array([info.min, info.max, info.min + 1, info.max - 1, 0, 1], dtype=dtype)
+    for _ in range(30):
+        x = rng.choice(pool, size=int(rng.integers(1, 90)))
+        for dec in (False, True):
+            for exc in (False, True):
+                check_extremum(call(op, x, 0, dec, exc), op, x, 0, dec, exc)
+
+
+# --------------------------------------------------------------------------
+# every dtype, axis, direction, layout
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", EXTREMA_DTYPES, ids=DT_IDS)
+@pytest.mark.parametrize("op", OPS4)
+def test_every_layout_axis_direction(op, dtype, layout):
+    rng = np.random.default_rng(seed_of("layouts", op, dtype.name, layout))
+    a = apply_layout(extrema_data(rng, (4, 5, 6), dtype, nan=0.06), layout)
+    snap = snapshot(a)
+    for axis in all_axes(3):
+        for direction, dec in DIRECTIONS:
+            for exc in (False, True):
+                got = getattr(simdscan, op)(a, axis, direction=direction, exclusive=exc)
+                check_extremum(got, op, a, axis, dec, exc,
+                              f"{op} {dtype} {layout} axis={axis} direction={direction!r} exclusive={exc}")
+    assert_unchanged(a, snap)
+
+
+# every kernel path for every dtype; the exact paths (one per path of the core) for four of them
+PATH_CASES = [(d, p) for p in PATHS["kernels"] for d in EXTREMA_DTYPES] + [
+    (np.dtype(d), p) for p in PATHS["exact"] for d in ("float32", "float64", "int16", "uint8")]
+
+
+@pytest.mark.parametrize("dtype, path", PATH_CASES, ids=[f"{d.name}-{p.name}" for d, p in PATH_CASES])
+@pytest.mark.parametrize("op", OPS4)
+def test_kernel_paths(op, dtype, path):
+    rng = np.random.default_rng(seed_of("paths", op, dtype.name, path.name))
+    line = path.shape[path.axis]
+    a, axis = path.build(lambda shape: extrema_data(rng, shape, dtype, nan=min(0.3, 3.0 / line)))
+    for dec in (False, True):
+        for exc in (False, True):
+            check_extremum(call(op, a, axis, dec, exc), op, a, axis, dec, exc,
+                          f"{op} {dtype} {path.name} decreasing={dec} exclusive={exc}")
+
+
+@pytest.mark.parametrize("op", OPS4)
+def test_short_lengths(op):
+    """Every length around the register widths, 1-D and as rows."""
+    for dtype in ("int8", "uint16", "int32", "float16", "float32", "float64", "int64", "bool"):
+        for n in list(range(0, 40)) + [63, 64, 65, 127, 128, 129, 255, 256, 257]:
+            rng = np.random.default_rng(seed_of("short", op, dtype, n))
+            a = extrema_data(rng, (3, n), dtype, nan=0.05)
+            for axis in (0, 1):
+                for dec in (False, True):
+                    for exc in (False, True):
+                        check_extremum(call(op, a, axis, dec, exc), op, a, axis, dec, exc,
+                                      f"{op} {dtype} n={n} axis={axis} decreasing={dec} exclusive={exc}")
+
+
+@pytest.mark.parametrize("op", OPS4)
+def test_0d_and_empty(op):
+    for a in (np.array(3.5), np.array(7, dtype=np.int16)):
+        for axis in (None, 0, -1):
+            got = getattr(simdscan, op)(a, axis)
+            assert got.shape == (1,) and got.dtype == a.dtype and got[0] == a
+            ex = getattr(simdscan, op)(a, axis, exclusive=True)
+            assert ex[0] == extremum_identity(op, a.dtype)
+    e = np.zeros((0, 3), np.float32)
+    for axis in (None, 0, 1, -1):
+        got = getattr(simdscan, op)(e, axis)
+        assert got.dtype == np.float32 and got.shape == ((0,) if axis is None else (0, 3))
+
+
+# --------------------------------------------------------------------------
+# out= and in place
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int8", "int64", "uint32", "bool"])
+@pytest.mark.parametrize("op", OPS4)
+def test_out_of_any_strides(op, dtype):
+    rng = np.random.default_rng(seed_of("out", op, dtype))
+    a = extrema_data(rng, (6, 7), dtype, nan=0.1)
+    for axis in (None, 0, 1, -2):
+        for dec in (False, True):
+            for exc in (False, True):
+                shape = (a.size,) if axis is None else a.shape
+                buf = np.zeros(tuple(2 * s + 1 for s in shape), dtype=dtype)
+                before = buf.copy()
+                out = buf[tuple(slice(2 * s - 1, None, -2) for s in shape)]  # stepped and reversed
+                assert call(op, a, axis, dec, exc, out=out) is out
+                check_extremum(out, op, a, axis, dec, exc)
+                mask = np.ones(buf.shape, dtype=bool)
+                mask[tuple(slice(2 * s - 1, None, -2) for s in shape)] = False
+                assert np.array_equal(buf[mask], before[mask]), "wrote outside out"
+                tout = np.zeros(shape[::-1], dtype=np.dtype(dtype).newbyteorder("=")).T
+                assert call(op, a, axis, dec, exc, out=tout) is tout
+                check_extremum(tout, op, a, axis, dec, exc)
+
+
+@pytest.mark.parametrize("layout", ["C", "fortran", "reversed", "stepped", "transposed"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int8", "int32", "uint64", "bool"])
+@pytest.mark.parametrize("op", OPS4)
+def test_in_place(op, dtype, layout):
+    rng = np.random.default_rng(seed_of("in place", op, dtype, layout))
+    base = extrema_data(rng, (5, 4, 300), dtype, nan=0.01)
+    for axis in (0, 1, 2, -1):
+        for direction, dec in DIRECTIONS[:2]:
+            for exc in (False, True):
+                a = apply_layout(base, layout)
+                copy = a.copy()
+                assert getattr(simdscan, op)(a, axis, direction=direction, exclusive=exc, out=a) is a
+                check_extremum(a, op, copy, axis, dec, exc, f"in place {op} {dtype} {layout} axis={axis} "
+                                                           f"{direction} exclusive={exc}")
+
+
+# --------------------------------------------------------------------------
+# properties
+# --------------------------------------------------------------------------
+def _special_arrays():
+    dtypes = st.sampled_from([np.dtype(d) for d in ("float16", "float32", "float64", "int8", "uint8", "int32",
+                                                    "int64", "uint64", "bool")])
+    shapes = hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=12)
+    return dtypes.flatmap(lambda dt: hnp.arrays(dt, shapes, elements=hnp.from_dtype(
+        dt, **({"allow_nan": True, "allow_infinity": True, "allow_subnormal": True} if dt.kind == "f" else {}))))
+
+
+@given(a=_special_arrays(), op=st.sampled_from(OPS4), data=st.data())
+def test_matches_numpy_on_any_values(a, op, data):
+    """Any values of the dtype (NaN, infinities, signed zeros, subnormals, integer limits), any axis."""
+    axis = data.draw(st.sampled_from(all_axes(a.ndim)), label="axis")
+    dec = data.draw(st.booleans(), label="decreasing")
+    exc = data.draw(st.booleans(), label="exclusive")
+    if data.draw(st.booleans(), label="byteswapped") and a.dtype.itemsize > 1:
+        a = a.astype(a.dtype.newbyteorder("S"))
+    check_extremum(call(op, a, axis, dec, exc), op, a, axis, dec, exc)
+
+
+# --------------------------------------------------------------------------
+# threads
+# --------------------------------------------------------------------------
+THREADED = PATHS["threaded"]
+
+
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("path", THREADED, ids=[p.name for p in THREADED])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8", "float16"])
+@pytest.mark.parametrize("op", OPS4)
+def test_thread_count_does_not_change_a_bit(op, dtype, path):
+    rng = np.random.default_rng(seed_of("threads", op, dtype, path.name))
+    a, axis = path.build(lambda shape: extrema_data(rng, shape, dtype, nan=2e-6))
+    assert a.size > 1_000_000
+    for dec in (False, True):
+        for exc in (False, True):
+            simdscan.set_num_threads(1)
+            single = call(op, a, axis, dec, exc)
+            if dec == exc:
+                check_extremum(single, op, a, axis, dec, exc, f"{op} {dtype} {path.name}")
+            for threads in (2, 4):
+                simdscan.set_num_threads(threads)
+                assert_same_bits(call(op, a, axis, dec, exc), single,
+                                     f"{op} {dtype} {path.name} decreasing={dec} exclusive={exc}: "
+                                     f"{threads} threads vs 1")

@@ -1,0 +1,309 @@
+"""logcumsumexp: log(cumsum(exp(a))) without overflow or underflow, against np.logaddexp.accumulate in
+np.longdouble with reference.py's flips and exclusive shift (-inf first). float16 / float32 / float64 keep their
+dtype, integer and bool input gives float64; within 1e-13 (float64) / 1e-6 (float32, float16 plus its final
+rounding) relative of the reference, with the same absolute floor near a zero result. -inf is the identity,
++inf gives +inf from there on, NaN propagates; inputs of magnitude 1e4 stay finite."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import simdscan
+from data import seed_of
+from params import DIRECTIONS
+from reference import (
+    LAYOUTS,
+    PATHS,
+    apply_layout,
+    assert_same_bits,
+    assert_unchanged,
+    check_logcumsumexp,
+    logcumsumexp_result_dtype,
+    snapshot,
+)
+
+pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
+
+FLOATS = ["float16", "float32", "float64"]
+INPUT_DTYPES = FLOATS + ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool"]
+VARIANTS = ((False, False), (True, False), (False, True), (True, True))  # (decreasing, exclusive)
+
+
+def call(a, axis=None, decreasing=False, exclusive=False, **kw):
+    return simdscan.logcumsumexp(a, axis, direction="decreasing" if decreasing else "increasing",
+                                 exclusive=exclusive, **kw)
+
+
+def lse_data(rng, shape, dtype, scale=3.0, neg_inf=0.0):
+    """Normal values times ``scale`` (integers: small ones, both signs where the dtype has them) and, for
+    floats, -inf with probability ``neg_inf``."""
+    dt = np.dtype(dtype)
+    if dt == np.bool_:
+        return rng.random(shape) < 0.5
+    if dt.kind in "iu":
+        return rng.integers(0 if dt.kind == "u" else -20, 21, size=shape).astype(dt)
+    a = (scale * rng.standard_normal(shape)).astype(dt)
+    if neg_inf:
+        a[rng.random(shape) < neg_inf] = -np.inf
+    return a
+
+
+# --------------------------------------------------------------------------
+# by hand, and the special values
+# --------------------------------------------------------------------------
+def test_by_hand():
+    ln2, ln3 = np.log(2.0), np.log(3.0)
+    x = np.zeros(3)
+    np.testing.assert_allclose(call(x), [0, ln2, ln3], rtol=1e-15)
+    np.testing.assert_allclose(call(x, decreasing=True), [ln3, ln2, 0], rtol=1e-15)
+    np.testing.assert_allclose(call(x, exclusive=True), [-np.inf, 0, ln2], rtol=1e-15)
+    np.testing.assert_allclose(call(x, decreasing=True, exclusive=True), [ln2, 0, -np.inf], rtol=1e-15)
+    y = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(call(y), np.log(np.cumsum(np.exp(y))), rtol=1e-15)
+
+
+def test_minus_infinity_is_the_identity():
+    ninf = -np.inf
+    for dtype in FLOATS:
+        x = np.array([ninf, ninf, 0.0, ninf, 0.0, ninf], dtype=dtype)
+        got = call(x)
+        assert got.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(got.astype(np.float64), [ninf, ninf, 0, 0, np.log(2), np.log(2)], rtol=1e-3)
+        np.testing.assert_array_equal(call(np.full(50, ninf, dtype=dtype)), np.full(50, ninf, dtype=dtype))
+        np.testing.assert_array_equal(call(np.full(50, ninf, dtype=dtype), exclusive=True),
+                                      np.full(50, ninf, dtype=dtype))
+
+
+def test_plus_infinity_and_nan():
+    inf, nan = np.inf, np.nan
+    cases = [  # (input, decreasing, exclusive, expected)
+        ([1.0, inf, 2.0, -inf], False, False, [1, inf, inf, inf]),
+        ([1.0, inf, 2.0, -inf], False, True, [-inf, 1, inf, inf]),
+        ([1.0, inf, 2.0, -inf], True, False, [inf, inf, 2, -inf]),
+        ([1.0, nan, 2.0, inf], False, False, [1, nan, nan, nan]),
+        ([1.0, nan, 2.0, inf], True, False, [nan, nan, inf, inf]),
+        ([inf, nan, 2.0], False, False, [inf, nan, nan]),
+        ([nan, inf, 2.0], False, True, [-inf, nan, nan]),
+        ([-inf, nan, -inf], True, True, [nan, -inf, -inf]),
+    ]
+    for dtype in FLOATS:
+        for x, dec, exc, want in cases:
+            got = call(np.array(x, dtype=dtype), decreasing=dec, exclusive=exc)
+            where = f"{dtype} {x} decreasing={dec} exclusive={exc}"
+            assert got.dtype == np.dtype(dtype), where
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=where)
+            np.testing.assert_array_equal(got[np.isinf(want)], np.array(want)[np.isinf(want)], err_msg=where)
+            fin = np.isfinite(want)
+            np.testing.assert_allclose(got[fin].astype(np.float64), np.array(want)[fin], rtol=1e-3, err_msg=where)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_magnitude_1e4_stays_finite(dtype):
+    """exp(1e4) overflows every float type and exp(-1e4) underflows it: the result must not care."""
+    ln2, ln3 = np.log(2.0), np.log(3.0)
+    rtol = {"float16": 5e-4, "float32": 1e-6, "float64": 1e-13}[dtype]  # float16: half an ulp at 1e4
+    x = np.array([1e4, 1e4, -1e4, 1e4], dtype=dtype)
+    got = call(x)
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got.astype(np.float64), [1e4, 1e4 + ln2, 1e4 + ln2, 1e4 + ln3], rtol=rtol)
+    got = call(-x, decreasing=True)
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got.astype(np.float64), [1e4, 1e4, 1e4, -1e4], rtol=rtol)
+    got = call(np.full(3, -1e4, dtype=dtype), exclusive=True)
+    np.testing.assert_allclose(got.astype(np.float64), [-np.inf, -1e4, -1e4 + ln2], rtol=rtol)
+    rng = np.random.default_rng(seed_of("1e4", dtype))
+    for shape, axis in (((5000,), 0), ((40, 300), 1), ((300, 40), 0)):
+        a = rng.uniform(-1e4, 1e4, size=shape).astype(dtype)
+        a[rng.random(shape) < 0.5] = -1e4  # a long stretch of tiny terms after large ones, too
+        for dec, exc in VARIANTS:
+            got = call(a, axis, dec, exc)
+            assert np.all(np.isfinite(got) | (np.isneginf(got) & exc)), f"{dtype} {shape} not finite"
+            check_logcumsumexp(got, a, axis, dec, exc, msg=f"1e4: {dtype} {shape} decreasing={dec} exclusive={exc}")
+
+
+@pytest.mark.parametrize("dtype", INPUT_DTYPES[3:])
+def test_integer_and_bool_input_give_float64(dtype):
+    rng = np.random.default_rng(seed_of("ints", dtype))
+    a = lse_data(rng, (7, 90), dtype)
+    if np.dtype(dtype).kind in "iu":
+        info = np.iinfo(dtype)
+        a[0, :4] = [info.min, info.max, info.min, info.max]
+    for axis in (None, 0, 1, -1):
+        for dec, exc in VARIANTS:
+            got = call(a, axis, dec, exc)
+            assert got.dtype == np.float64
+            check_logcumsumexp(got, a, axis, dec, exc, msg=f"{dtype} axis={axis} decreasing={dec} exclusive={exc}")
+
+
+# --------------------------------------------------------------------------
+# accuracy: 10**5 random normal inputs
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("direction", ["increasing", "decreasing"])
+@pytest.mark.parametrize("shape, axis", [((100_000,), 0), ((100, 1000), 1), ((1000, 100), 0), ((100, 1000), None)])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_accuracy_on_normal_inputs(dtype, shape, axis, direction, exclusive):
+    """Within 1e-13 (float64) / 1e-6 (float32; float16: plus half an ulp) relative of the long double reference
+    (absolute floor: the same number)."""
+    rng = np.random.default_rng(seed_of("accuracy", dtype, shape, axis))
+    a = rng.standard_normal(shape).astype(dtype)
+    got = simdscan.logcumsumexp(a, axis, direction=direction, exclusive=exclusive)
+    check_logcumsumexp(got, a, axis, direction == "decreasing", exclusive,
+                       msg=f"{dtype} {shape} axis={axis} {direction} exclusive={exclusive}")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_accuracy_with_a_wide_spread(dtype):
+    """Terms over ~200 orders of magnitude (float64) / ~30 (float32): rescaling as the maximum climbs."""
+    rng = np.random.default_rng(seed_of("spread", dtype))
+    scale = 100.0 if dtype == "float64" else 20.0
+    a = (scale * rng.standard_normal(100_000)).astype(dtype)
+    a[::1000] = np.sort(a[::1000])  # a climbing maximum along the line, in both directions
+    for dec, exc in VARIANTS:
+        check_logcumsumexp(call(a, 0, dec, exc), a, 0, dec, exc, msg=f"{dtype} decreasing={dec} exclusive={exc}")
+
+
+# --------------------------------------------------------------------------
+# every dtype, axis, direction, layout, kernel path
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32", "uint8", "bool"])
+def test_every_layout_axis_direction(dtype, layout):
+    rng = np.random.default_rng(seed_of("layouts", dtype, layout))
+    a = apply_layout(lse_data(rng, (4, 5, 6), dtype, neg_inf=0.1), layout)
+    snap = snapshot(a)
+    for axis in [None, 0, 1, 2, -1, -2, -3]:
+        for direction, dec in DIRECTIONS:
+            for exc in (False, True):
+                got = simdscan.logcumsumexp(a, axis, direction=direction, exclusive=exc)
+                check_logcumsumexp(got, a, axis, dec, exc,
+                                   msg=f"{dtype} {layout} axis={axis} direction={direction!r} exclusive={exc}")
+    assert_unchanged(a, snap)
+
+
+KERNEL_PATHS = PATHS["kernels"] + PATHS["exact"]
+
+
+@pytest.mark.parametrize("path", KERNEL_PATHS, ids=[p.name for p in KERNEL_PATHS])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int16"])
+def test_kernel_paths(dtype, path):
+    rng = np.random.default_rng(seed_of("paths", dtype, path.name))
+    a, axis = path.build(lambda shape: lse_data(rng, shape, dtype, neg_inf=0.01))
+    for dec, exc in VARIANTS:
+        check_logcumsumexp(call(a, axis, dec, exc), a, axis, dec, exc,
+                           msg=f"{dtype} {path.name} decreasing={dec} exclusive={exc}")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_short_lengths(dtype):
+    for n in list(range(0, 40)) + [63, 64, 65, 127, 128, 129, 255, 256, 257]:
+        rng = np.random.default_rng(seed_of("short", dtype, n))
+        a = lse_data(rng, (3, n), dtype, neg_inf=0.05)
+        for axis in (0, 1, None):
+            for dec, exc in VARIANTS:
+                check_logcumsumexp(call(a, axis, dec, exc), a, axis, dec, exc,
+                                   msg=f"{dtype} n={n} axis={axis} decreasing={dec} exclusive={exc}")
+
+
+def test_0d_and_empty():
+    got = call(np.array(2.5))
+    assert got.shape == (1,) and got.dtype == np.float64 and got[0] == 2.5
+    assert call(np.array(2.5), exclusive=True)[0] == -np.inf
+    for axis in (None, 0, 1):
+        got = call(np.zeros((0, 3), np.float32), axis)
+        assert got.dtype == np.float32 and got.size == 0
+
+
+def test_dtype_argument():
+    a = lse_data(np.random.default_rng(7), (6, 50), "float32")
+    got = call(a, 1, True, True, dtype=np.float64)
+    assert got.dtype == np.float64
+    check_logcumsumexp(got, a, 1, True, True, dtype=np.float64)
+    i = np.arange(-20, 20, dtype=np.int32)
+    got = call(i, dtype=np.float32)
+    assert got.dtype == np.float32
+    check_logcumsumexp(got, i, dtype=np.float32)
+
+
+# --------------------------------------------------------------------------
+# out= and in place
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32", "bool"])
+def test_out_of_any_strides(dtype):
+    a = lse_data(np.random.default_rng(seed_of("out", dtype)), (6, 7), dtype, neg_inf=0.1)
+    rdt = logcumsumexp_result_dtype(a.dtype)
+    for axis in (None, 0, 1, -1):
+        shape = (a.size,) if axis is None else a.shape
+        for dec, exc in VARIANTS:
+            buf = np.full(tuple(2 * s + 1 for s in shape), 57, dtype=rdt)
+            sl = tuple(slice(2 * s - 1, None, -2) for s in shape)
+            mask = np.ones(buf.shape, dtype=bool)
+            mask[sl] = False
+            out = buf[sl]
+            assert call(a, axis, dec, exc, out=out) is out
+            check_logcumsumexp(out, a, axis, dec, exc)
+            assert np.all(buf[mask] == 57), "wrote outside out"
+
+
+@pytest.mark.parametrize("layout", ["C", "fortran", "reversed", "stepped", "transposed"])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_in_place(dtype, layout):
+    base = lse_data(np.random.default_rng(seed_of("in place", dtype, layout)), (5, 4, 300), dtype, neg_inf=0.01)
+    for axis in (0, 1, 2, -1):
+        for direction, dec in DIRECTIONS[:2]:
+            for exc in (False, True):
+                a = apply_layout(base, layout)
+                copy = a.copy()
+                assert simdscan.logcumsumexp(a, axis, direction=direction, exclusive=exc, out=a) is a
+                check_logcumsumexp(a, copy, axis, dec, exc,
+                                   msg=f"in place {dtype} {layout} axis={axis} {direction} exclusive={exc}")
+
+
+# --------------------------------------------------------------------------
+# properties
+# --------------------------------------------------------------------------
+@given(
+    dtype=st.sampled_from(FLOATS),
+    shape=hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=12),
+    data=st.data(),
+)
+def test_any_values(dtype, shape, data):
+    """Any mix of NaN, infinities, signed zeros, huge and tiny values, any axis."""
+    dt = np.dtype(dtype)
+    big = float(np.finfo(dt).max)
+    elements = st.one_of(
+        st.sampled_from([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e4, -1e4, big, -big]),
+        st.floats(-1e4, 1e4, width=dt.itemsize * 8),
+    )
+    a = data.draw(hnp.arrays(dt, shape, elements=elements), label="a")
+    axis = data.draw(st.sampled_from([None] + list(range(-len(shape), len(shape)))), label="axis")
+    dec, exc = data.draw(st.booleans(), label="decreasing"), data.draw(st.booleans(), label="exclusive")
+    if data.draw(st.booleans(), label="byteswapped"):
+        a = a.astype(a.dtype.newbyteorder("S"))
+    check_logcumsumexp(call(a, axis, dec, exc), a, axis, dec, exc)
+
+
+# --------------------------------------------------------------------------
+# threads
+# --------------------------------------------------------------------------
+THREADED = PATHS["threaded"]
+
+
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("path", THREADED, ids=[p.name for p in THREADED])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int32"])
+def test_thread_count_does_not_change_a_bit(dtype, path):
+    rng = np.random.default_rng(seed_of("lse threads", dtype, path.name))
+    a, axis = path.build(lambda shape: lse_data(rng, shape, dtype, scale=1.0, neg_inf=1e-3))
+    assert a.size > 1_000_000
+    for v, (dec, exc) in enumerate(VARIANTS):
+        simdscan.set_num_threads(1)
+        single = call(a, axis, dec, exc)
+        if v == THREADED.index(path) % 4:
+            check_logcumsumexp(single, a, axis, dec, exc, msg=f"{dtype} {path.name}")
+        for threads in (2, 4):
+            simdscan.set_num_threads(threads)
+            assert_same_bits(call(a, axis, dec, exc), single,
+                                 f"{dtype} {path.name} decreasing={dec} exclusive={exc}: {threads} threads vs 1")
