@@ -50,9 +50,9 @@ State scan_steps(const T* in, T* out, std::ptrdiff_t n, State base, State carry)
 // maximum and the running value `carry`): the running sum of exp(x - reference) is a plain vector scan, and each
 // output is reference + log(sum): one exp and one log per element, where LogAddExp::apply, step by step, costs an exp
 // and a log1p per vector step. Declines (returns false, writes nothing) when the block holds NaN or +inf, or when
-// the running value at its start lies more than 650 below the reference: every running sum then stays above
-// exp(-650), a normal double, and an element whose exp(x - reference) underflows lies over 58 below the running
-// value, adding less than 2^-80 of it.
+// the running value at its start (exclusive: the carry itself) lies more than 650 below the reference: every
+// running sum then stays above exp(-650), a normal double, and an element whose exp(x - reference) underflows lies
+// over 58 below the running value, adding less than 2^-80 of it.
 constexpr std::ptrdiff_t log_sum_exp_block_vectors = 32;
 template <class A, class T, bool Reverse, bool Exclusive, bool HasBase>
 SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double base, double& carry) {
@@ -73,7 +73,10 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double base, double
     largest.store_aligned(top);
     const double reference = *std::max_element(top, top + lanes);
     const double start = std::max(carry, double(in[Reverse ? block - 1 : 0]));
-    if (xsimd::any(unordered) || !std::isfinite(reference) || reference - start > 650.0) {
+    // An exclusive scan's first output is the running value itself: it must not underflow either.
+    const bool carry_underflows = Exclusive && carry != -std::numeric_limits<double>::infinity() &&
+                                  reference - carry > 650.0;
+    if (xsimd::any(unordered) || !std::isfinite(reference) || reference - start > 650.0 || carry_underflows) {
         return false;
     }
     const B shift(reference);
