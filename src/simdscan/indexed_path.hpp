@@ -2,7 +2,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -16,15 +15,6 @@
 
 namespace simdscan {
 namespace detail {
-
-template <class C>
-bool is_nan_value(C x) {
-    if constexpr (std::is_floating_point<C>::value) {
-        return std::isnan(x);
-    } else {
-        return false;
-    }
-}
 
 // Scans one line of an indexed job: blocks gathered in scan order, their running values computed by the tier's
 // kernel into a buffer, then the suppliers' positions found from the inputs and those values (an element supplies
@@ -48,17 +38,7 @@ public:
             const C* x = staging_.load(in + begin * plan_.in_step, plan_.in_step, count);
             C* values = values_.data();  // not staging's buffer: a converted block's x lies there
             kernels_.scan[0](x, values, count, st, false);  // inclusive: the suppliers are found from these
-            for (std::ptrdiff_t i = 0; i < count; ++i) {
-                if (is_nan_value(values[i])) {
-                    if (!reached_nan) {
-                        supplier = begin + i;
-                        reached_nan = true;
-                    }
-                } else if (x[i] == values[i]) {
-                    supplier = begin + i;
-                }
-                positions_[std::size_t(i)] = supplier;
-            }
+            kernels_.suppliers(x, values, positions_.data(), count, begin, supplier, reached_nan);
             if (exclusive_) {
                 const C last_value = values[count - 1];
                 const std::int64_t last_position = positions_[std::size_t(count - 1)];
@@ -70,11 +50,16 @@ public:
                 carried_position = last_position;
             }
             staging_.store(values, out + begin * plan_.out_step, plan_.out_step, count);
+            char* target = indices + begin * plan_.indices_step;
+            if (!decreasing_ && plan_.indices_step == std::ptrdiff_t(sizeof(std::int64_t))) {
+                std::memcpy(target, positions_.data(), std::size_t(count) * sizeof(std::int64_t));
+                continue;
+            }
             for (std::ptrdiff_t i = 0; i < count; ++i) {
                 const std::int64_t p = positions_[std::size_t(i)];
                 // Scan positions count from the end of the axis when decreasing; -1 stays.
                 const std::int64_t index = p < 0 || !decreasing_ ? p : std::int64_t(plan_.n) - 1 - p;
-                std::memcpy(indices + (begin + i) * plan_.indices_step, &index, sizeof(index));
+                std::memcpy(target + i * plan_.indices_step, &index, sizeof(index));
             }
         }
     }

@@ -71,6 +71,11 @@ struct TypedKernels {
 
     // The op on two states, as the kernels compute it; combines chunk totals.
     using apply_fn = State (*)(State a, State b);
+    // Extrema only (null otherwise): the scan positions, from `first` on, of the elements that supplied n running
+    // values: where the element equals its running value, or where the first NaN arrives. `supplier` (-1: none
+    // yet) and `reached_nan` carry from one call to the next along a line.
+    using suppliers_fn = void (*)(const T* x, const T* values, std::int64_t* positions, std::ptrdiff_t n,
+                                  std::int64_t first, std::int64_t& supplier, bool& reached_nan);
 
     scan_fn scan[2];  // [reverse]
     rebase_fn rebase;
@@ -78,6 +83,7 @@ struct TypedKernels {
     combine_fn combine;
     advance_fn advance[2];  // [exclusive]
     apply_fn apply;
+    suppliers_fn suppliers;
     State neutral;  // x op neutral == x bit for bit (-0.0 for float sums)
     T identity;     // the value of an empty range (+0.0 for float sums)
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <type_traits>
 
@@ -315,6 +316,46 @@ void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w) {
 
 template <class T, class Op, class State = typename Op::template state<T>>
 State apply_op(State a, State b) { return Op::apply(a, b); }
+
+// One element of find_suppliers: from the first NaN on, the supplier stays.
+template <class T>
+void find_supplier(T x, T running, std::int64_t position, std::int64_t& supplier, bool& reached_nan) {
+    if (is_nan(running)) {
+        if (!reached_nan) {
+            supplier = position;
+            reached_nan = true;
+        }
+    } else if (x == running) {
+        supplier = position;
+    }
+}
+
+// TypedKernels::suppliers: a vector at a time, where no element equals its running value (and none is NaN) all of
+// its positions are the supplier's so far; elsewhere element by element.
+template <class A, class T>
+void find_suppliers(const T* x, const T* values, std::int64_t* positions, std::ptrdiff_t n, std::int64_t first,
+                    std::int64_t& supplier, bool& reached_nan) {
+    std::ptrdiff_t i = 0;
+    if constexpr (is_vectorized<A, T>()) {
+        using B = xsimd::batch<T, A>;
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+        for (; i + lanes <= n && !reached_nan; i += lanes) {
+            const B running = B::load_unaligned(values + i);
+            if (!xsimd::any((B::load_unaligned(x + i) == running) | is_nan(running))) {
+                std::fill_n(positions + i, lanes, supplier);
+                continue;
+            }
+            for (std::ptrdiff_t lane = i; lane < i + lanes; ++lane) {
+                find_supplier(x[lane], values[lane], first + lane, supplier, reached_nan);
+                positions[lane] = supplier;
+            }
+        }
+    }
+    for (; i < n; ++i) {
+        find_supplier(x[i], values[i], first + i, supplier, reached_nan);
+        positions[i] = supplier;
+    }
+}
 
 }  // namespace SIMDSCAN_TIER
 }  // namespace detail

@@ -27,6 +27,11 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     k.advance[0] = &advance_rows<A, T, Op, false>;
     k.advance[1] = &advance_rows<A, T, Op, true>;
     k.apply = &apply_op<T, Op>;
+    if constexpr (std::is_same<Op, Maximum>::value || std::is_same<Op, Minimum>::value) {
+        k.suppliers = &find_suppliers<A, T>;
+    } else {
+        k.suppliers = nullptr;
+    }
     k.neutral = Op::template neutral<T>();
     k.identity = Op::template identity<T>();
 }
