@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The arm64 (neon) tier: CMake cross-builds the core and its Python-free check (SIMDSCAN_PYTHON=OFF,
 # SIMDSCAN_NATIVE_CHECK=ON: tests/native/core_check.cpp) against each xsimd, the system's and the one in the
-# `pythran` package from PyPI, with warnings as errors, and runs the check under qemu-user.
+# `pythran` package from PyPI, with warnings as errors, and runs the check under qemu-user (on every tier the build
+# has and qemu's CPU runs: NEON, the only arm64 one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +22,6 @@ for include in "$work/xsimd8" "$work/pythran/pythran"; do
     -DSIMDSCAN_PYTHON=OFF -DSIMDSCAN_NATIVE_CHECK=ON -DSIMDSCAN_WERROR=ON -DSIMDSCAN_XSIMD="$include" >"$build.log" \
     || { cat "$build.log"; exit 1; }
   cmake --build "$build" --target core_check
-  printf 'xsimd %s: ' "$(sed -n 's/.*using xsimd \([0-9.]*\).*/\1/p' "$build.log")"
+  printf 'xsimd %s:\n' "$(sed -n 's/.*using xsimd \([0-9.]*\).*/\1/p' "$build.log")"
   qemu-aarch64 "$build/core_check"
 done

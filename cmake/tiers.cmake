@@ -3,7 +3,8 @@
 # simdscan_tier() call here and its lane header src/simdscan/lanes/<LANES> (cmake/tier_build.cmake reads the fields):
 #   first argument  its name (SIMDSCAN_ISA, supported_isas()) and its namespace tier_<name>
 #   ARCH            the xsimd architecture its kernels are instantiated for
-#   LANES           its lane header, a specialisation of Lanes<ARCH>
+#   LANES           its lane header, a specialisation of Lanes<ARCH> (lanes/lanes_generic.hpp: most simply deriving
+#                   from RegisterLanes and giving the lane moves on its integer register)
 #   PROCESSOR       where it is compiled: a regex on CMAKE_SYSTEM_PROCESSOR
 #   FLAGS           GCC and Clang flags;  MSVC_FLAGS  MSVC's (cl and clang-cl);  GCC_FLAGS  GCC's only
 #   CPU_TEST        a C++ expression over dispatch.cpp's CPUID checks, true where the CPU and the OS run the tier

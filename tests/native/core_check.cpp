@@ -1,15 +1,19 @@
-// A Python-free check of the core, for targets CI can only emulate (arm64 under qemu-user): every path (long and
-// short lines, outer axis, both directions, exclusive) against a sequential reference, integers exactly; compensated
-// float sums within their bound of 2u * sum|x| (the values are positive) against a long double reference; and the
-// path that choose_path picks for a few layouts.
+// A Python-free check of the core, for targets CI can only emulate (arm64 under qemu-user) and for the sanitizers:
+// on every ISA tier that is compiled in and that this CPU runs, one after another in this process (select_isa),
+// every path (long and short lines, outer axis, both directions, exclusive) against a sequential reference, integers
+// exactly; compensated float sums within their bound of 2u * sum|x| (the values are positive) against a long double
+// reference; and, once, the path that choose_path picks for a few layouts. Exits 1 on any mismatch.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <random>
+#include <string>
 #include <type_traits>
 #include <vector>
 
+#include "simdscan/dispatch.hpp"
 #include "simdscan/plan.hpp"
 #include "simdscan/scan.hpp"
 
@@ -17,6 +21,19 @@ using simdscan::AxisDirection;
 using simdscan::CumulativeOperator;
 using simdscan::DataType;
 using simdscan::detail::Path;
+
+// a + b or a * b, integers wrapping around as the scan's do (in their unsigned type: signed overflow is undefined, and
+// narrow types would be promoted to int).
+template <class T>
+T combined(T a, T b, bool product) {
+    if constexpr (std::is_integral<T>::value) {
+        using Wide = std::common_type_t<std::make_unsigned_t<T>, unsigned>;
+        const Wide x = Wide(std::make_unsigned_t<T>(a)), y = Wide(std::make_unsigned_t<T>(b));
+        return T(std::make_unsigned_t<T>(product ? x * y : x + y));
+    } else {
+        return T(product ? a * b : a + b);
+    }
+}
 
 template <class T>
 long mismatches(DataType type, CumulativeOperator op, std::ptrdiff_t rows, std::ptrdiff_t cols, std::size_t axis,
@@ -56,7 +73,7 @@ long mismatches(DataType type, CumulativeOperator op, std::ptrdiff_t rows, std::
             const long double exact_before = exact;
             const T wrapped_before = wrapped;
             exact = product ? exact * (long double)in[index] : exact + (long double)in[index];
-            wrapped = T(product ? wrapped * in[index] : wrapped + in[index]);
+            wrapped = combined(wrapped, in[index], product);
             if constexpr (std::is_floating_point<T>::value) {
                 const long double want = exclusive ? exact_before : exact;
                 const long double error = std::fabs((long double)out[index] - want);
@@ -113,8 +130,9 @@ long wrong_paths() {
     return bad;
 }
 
-int main() {
-    long bad = wrong_paths();
+// Every path, type and mode on the active tier.
+long mismatches_on_active_tier() {
+    long bad = 0;
     const std::pair<std::ptrdiff_t, std::ptrdiff_t> shapes[] = {{1, 1000}, {37, 129}, {1000, 8}, {3, 70001}};
     for (auto op : {CumulativeOperator::summation, CumulativeOperator::product}) {
         for (std::size_t axis : {0, 1}) {
@@ -137,6 +155,26 @@ int main() {
             }
         }
     }
-    std::printf("core check on %s: %ld mismatches\n", simdscan::active_isa().c_str(), bad);
-    return bad == 0 ? 0 : 1;
+    return bad;
+}
+
+int main() {
+    long bad = wrong_paths();
+    const auto tiers = simdscan::supported_isas();  // compiled in and run by this CPU, lowest first
+    std::string checked, skipped;
+    for (const auto& tier : tiers) {
+        simdscan::select_isa(tier);
+        const long tier_bad = mismatches_on_active_tier();
+        std::printf("core check on %s: %ld mismatches\n", simdscan::active_isa().c_str(), tier_bad);
+        bad += tier_bad;
+        checked += " " + tier;
+    }
+    for (const auto& tier : simdscan::compiled_isas()) {
+        if (std::find(tiers.begin(), tiers.end(), tier) == tiers.end()) {
+            skipped += " " + tier;
+        }
+    }
+    std::printf("core check: %ld mismatches on%s%s%s\n", bad, checked.c_str(),
+                skipped.empty() ? "" : "; compiled, not run by this CPU:", skipped.c_str());
+    return bad == 0 && !tiers.empty() ? 0 : 1;
 }

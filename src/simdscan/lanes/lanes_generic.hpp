@@ -1,5 +1,6 @@
 // Lanes<A>, every architecture's fallback: lane moves, float32 widening and float16 conversion through memory
-// (correct, slower); an ISA's header lanes_<isa>.hpp specialises Lanes<A> with its own instructions.
+// (correct, slower). An ISA's header lanes_<isa>.hpp specialises Lanes<A> with its own instructions, most simply by
+// deriving from RegisterLanes (below) and giving the moves on its integer register.
 #pragma once
 
 #include <cstddef>
@@ -9,11 +10,9 @@
 
 #include "../float16.hpp"
 
-namespace simdscan {
-namespace detail {
-// Everything compiled with a tier's flags lives in that tier's namespace: an inline function emitted by two
-// tiers' files under one name would let the linker keep the AVX-512 copy for every tier.
-namespace SIMDSCAN_TIER {
+// Everything compiled with a tier's flags lives in that tier's namespace: an inline function emitted by two tiers'
+// files under one name would let the linker keep the AVX-512 copy for every tier.
+namespace simdscan::detail::SIMDSCAN_TIER {
 
 template <class A>
 struct GenericLanes {
@@ -84,7 +83,7 @@ struct GenericLanes {
     static void from_int(R r, R& out) { out = r; }
 };
 
-// An ISA's header specialises this, deriving from GenericLanes<A> for what its instructions do not do better.
+// An ISA's header specialises this.
 template <class A>
 struct Lanes : GenericLanes<A> {};
 
@@ -97,6 +96,57 @@ xsimd::batch<T, A> on_bits(F&& f, const xsimd::batch<T, A>& x, const More&... mo
     return xsimd::batch<T, A>(r);
 }
 
-}  // namespace SIMDSCAN_TIER
-}  // namespace detail
-}  // namespace simdscan
+// Lanes<A> for an ISA that moves lanes within one integer register. Moves (the ISA's Lanes<A>, which derives from
+// this) gives the moves on that register, templates on the element or move size in bytes:
+//   move_up<Bytes>(a, fill), move_down<Bytes>(a, fill)  a's bytes moved up (down) by Bytes, fill's entering;
+//   splat_last<Size>(a), splat_first<Size>(a)           a's last (first) element of Size bytes in every lane;
+// and as_int / from_int for on_bits. Here they become GenericLanes' moves on batches of every element type.
+template <class A, class Moves>
+struct RegisterLanes : GenericLanes<A> {
+    template <class T>
+    using batch = xsimd::batch<T, A>;
+
+    template <std::size_t K, class T>
+    static batch<T> up(batch<T> x, batch<T> fill) {
+        return on_bits<Moves>([](auto a, auto f) { return Moves::template move_up<int(K * sizeof(T))>(a, f); },
+                              x, fill);
+    }
+    template <std::size_t K, class T>
+    static batch<T> down(batch<T> x, batch<T> fill) {
+        return on_bits<Moves>([](auto a, auto f) { return Moves::template move_down<int(K * sizeof(T))>(a, f); },
+                              x, fill);
+    }
+    template <class T>
+    static batch<T> broadcast_last(batch<T> x) {
+        return on_bits<Moves>([](auto a) { return Moves::template splat_last<sizeof(T)>(a); }, x);
+    }
+    template <class T>
+    static batch<T> broadcast_first(batch<T> x) {
+        return on_bits<Moves>([](auto a) { return Moves::template splat_first<sizeof(T)>(a); }, x);
+    }
+};
+
+// RegisterLanes for an ISA that converts a float32 register's worth of float16 values at once (x86's F16C and
+// AVX-512F): Moves gives half_to_float_block(in, out) and float_to_half_block(in, out) for batch<float>::size values.
+template <class A, class Moves>
+struct HalfBlockLanes : RegisterLanes<A, Moves> {
+    // Whole registers, the rest one by one.
+    static void half_to_float(const std::uint16_t* in, float* out, std::ptrdiff_t n) {
+        constexpr std::ptrdiff_t width = xsimd::batch<float, A>::size;
+        std::ptrdiff_t i = 0;
+        for (; i + width <= n; i += width) {
+            Moves::half_to_float_block(in + i, out + i);
+        }
+        GenericLanes<A>::half_to_float(in + i, out + i, n - i);
+    }
+    static void float_to_half(const float* in, std::uint16_t* out, std::ptrdiff_t n) {
+        constexpr std::ptrdiff_t width = xsimd::batch<float, A>::size;
+        std::ptrdiff_t i = 0;
+        for (; i + width <= n; i += width) {
+            Moves::float_to_half_block(in + i, out + i);
+        }
+        GenericLanes<A>::float_to_half(in + i, out + i, n - i);
+    }
+};
+
+}  // namespace simdscan::detail::SIMDSCAN_TIER

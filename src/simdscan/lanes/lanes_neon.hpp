@@ -5,12 +5,10 @@
 
 #include "lanes_generic.hpp"
 
-namespace simdscan {
-namespace detail {
-namespace SIMDSCAN_TIER {
+namespace simdscan::detail::SIMDSCAN_TIER {
 
 template <>
-struct Lanes<xsimd::neon64> : GenericLanes<xsimd::neon64> {
+struct Lanes<xsimd::neon64> : RegisterLanes<xsimd::neon64, Lanes<xsimd::neon64>> {
     // Bit casts to and from the byte register, which vext moves.
     using GenericLanes::as_int, GenericLanes::from_int;
     static uint8x16_t as_int(float32x4_t r) { return vreinterpretq_u8_f32(r); }
@@ -24,48 +22,30 @@ struct Lanes<xsimd::neon64> : GenericLanes<xsimd::neon64> {
     static void from_int(uint8x16_t r, uint32x4_t& out) { out = vreinterpretq_u32_u8(r); }
     static void from_int(uint8x16_t r, uint64x2_t& out) { out = vreinterpretq_u64_u8(r); }
 
-    template <std::size_t K, class T>
-    static batch<T> up(batch<T> x, batch<T> fill) {
-        return on_bits<Lanes>([](uint8x16_t a, uint8x16_t f) { return vextq_u8(f, a, int(16 - K * sizeof(T))); },
-                              x, fill);
+    template <int Bytes>
+    static uint8x16_t move_up(uint8x16_t a, uint8x16_t f) { return vextq_u8(f, a, 16 - Bytes); }
+    template <int Bytes>
+    static uint8x16_t move_down(uint8x16_t a, uint8x16_t f) { return vextq_u8(a, f, Bytes); }
+    // Element `Lane` (of Size bytes) in every lane.
+    template <std::size_t Size, int Lane>
+    static uint8x16_t splat(uint8x16_t a) {
+        if constexpr (Size == 8) {
+            return vreinterpretq_u8_u64(vdupq_laneq_u64(vreinterpretq_u64_u8(a), Lane));
+        } else if constexpr (Size == 4) {
+            return vreinterpretq_u8_u32(vdupq_laneq_u32(vreinterpretq_u32_u8(a), Lane));
+        } else if constexpr (Size == 2) {
+            return vreinterpretq_u8_u16(vdupq_laneq_u16(vreinterpretq_u16_u8(a), Lane));
+        } else {
+            return vdupq_laneq_u8(a, Lane);
+        }
     }
-    template <std::size_t K, class T>
-    static batch<T> down(batch<T> x, batch<T> fill) {
-        return on_bits<Lanes>([](uint8x16_t a, uint8x16_t f) { return vextq_u8(a, f, int(K * sizeof(T))); }, x, fill);
-    }
-    template <class T>
-    static batch<T> broadcast_last(batch<T> x) {
-        return on_bits<Lanes>([](uint8x16_t a) {
-            if constexpr (sizeof(T) == 8) {
-                return vreinterpretq_u8_u64(vdupq_laneq_u64(vreinterpretq_u64_u8(a), 1));
-            } else if constexpr (sizeof(T) == 4) {
-                return vreinterpretq_u8_u32(vdupq_laneq_u32(vreinterpretq_u32_u8(a), 3));
-            } else if constexpr (sizeof(T) == 2) {
-                return vreinterpretq_u8_u16(vdupq_laneq_u16(vreinterpretq_u16_u8(a), 7));
-            } else {
-                return vdupq_laneq_u8(a, 15);
-            }
-        }, x);
-    }
-    template <class T>
-    static batch<T> broadcast_first(batch<T> x) {
-        return on_bits<Lanes>([](uint8x16_t a) {
-            if constexpr (sizeof(T) == 8) {
-                return vreinterpretq_u8_u64(vdupq_laneq_u64(vreinterpretq_u64_u8(a), 0));
-            } else if constexpr (sizeof(T) == 4) {
-                return vreinterpretq_u8_u32(vdupq_laneq_u32(vreinterpretq_u32_u8(a), 0));
-            } else if constexpr (sizeof(T) == 2) {
-                return vreinterpretq_u8_u16(vdupq_laneq_u16(vreinterpretq_u16_u8(a), 0));
-            } else {
-                return vdupq_laneq_u8(a, 0);
-            }
-        }, x);
-    }
+    template <std::size_t Size>
+    static uint8x16_t splat_last(uint8x16_t a) { return splat<Size, int(16 / Size) - 1>(a); }
+    template <std::size_t Size>
+    static uint8x16_t splat_first(uint8x16_t a) { return splat<Size, 0>(a); }
 
     static batch<double> load_widened(const float* p) { return vcvt_f64_f32(vld1_f32(p)); }
     static void store_narrowed(float* p, const batch<double>& x) { vst1_f32(p, vcvt_f32_f64(x)); }
 };
 
-}  // namespace SIMDSCAN_TIER
-}  // namespace detail
-}  // namespace simdscan
+}  // namespace simdscan::detail::SIMDSCAN_TIER

@@ -5,60 +5,42 @@
 
 #include "lanes_generic.hpp"
 
-namespace simdscan {
-namespace detail {
-namespace SIMDSCAN_TIER {
+namespace simdscan::detail::SIMDSCAN_TIER {
 
 template <>
-struct Lanes<xsimd::sse2> : GenericLanes<xsimd::sse2> {
+struct Lanes<xsimd::sse2> : RegisterLanes<xsimd::sse2, Lanes<xsimd::sse2>> {
     using GenericLanes::as_int, GenericLanes::from_int;
     static __m128i as_int(__m128 r) { return _mm_castps_si128(r); }
     static __m128i as_int(__m128d r) { return _mm_castpd_si128(r); }
     static void from_int(__m128i r, __m128& out) { out = _mm_castsi128_ps(r); }
     static void from_int(__m128i r, __m128d& out) { out = _mm_castsi128_pd(r); }
 
-    template <std::size_t K, class T>
-    static batch<T> up(batch<T> x, batch<T> fill) {
-        constexpr int bytes = int(K * sizeof(T));
-        return on_bits<Lanes>([](__m128i a, __m128i f) {
-            return _mm_or_si128(_mm_slli_si128(a, bytes), _mm_srli_si128(f, 16 - bytes));
-        }, x, fill);
+    template <int Bytes>
+    static __m128i move_up(__m128i a, __m128i f) {
+        return _mm_or_si128(_mm_slli_si128(a, Bytes), _mm_srli_si128(f, 16 - Bytes));
     }
-    template <std::size_t K, class T>
-    static batch<T> down(batch<T> x, batch<T> fill) {
-        constexpr int bytes = int(K * sizeof(T));
-        return on_bits<Lanes>([](__m128i a, __m128i f) {
-            return _mm_or_si128(_mm_srli_si128(a, bytes), _mm_slli_si128(f, 16 - bytes));
-        }, x, fill);
+    template <int Bytes>
+    static __m128i move_down(__m128i a, __m128i f) {
+        return _mm_or_si128(_mm_srli_si128(a, Bytes), _mm_slli_si128(f, 16 - Bytes));
     }
-    template <class T>
-    static batch<T> broadcast_last(batch<T> x) {
-        return on_bits<Lanes>([](__m128i a) {
-            if constexpr (sizeof(T) == 8) {
-                return _mm_shuffle_epi32(a, 0xEE);
-            } else if constexpr (sizeof(T) == 4) {
-                return _mm_shuffle_epi32(a, 0xFF);
-            } else if constexpr (sizeof(T) == 2) {
-                return _mm_shuffle_epi32(_mm_shufflehi_epi16(a, 0xFF), 0xFF);
-            } else {
-                return _mm_shuffle_epi32(_mm_shufflehi_epi16(_mm_unpackhi_epi8(a, a), 0xFF), 0xFF);
-            }
-        }, x);
+    // The last (first) element: the highest (lowest) word or dword copied through its half, then everywhere.
+    template <std::size_t Size, bool Last>
+    static __m128i splat(__m128i a) {
+        constexpr int all = Last ? 0xFF : 0x00;  // the shuffles' immediate: the last (first) of 4 everywhere
+        if constexpr (Size == 8) {
+            return _mm_shuffle_epi32(a, Last ? 0xEE : 0x44);
+        } else if constexpr (Size == 4) {
+            return _mm_shuffle_epi32(a, all);
+        } else if constexpr (Size == 2) {
+            return _mm_shuffle_epi32(Last ? _mm_shufflehi_epi16(a, all) : _mm_shufflelo_epi16(a, all), all);
+        } else {
+            return splat<2, Last>(Last ? _mm_unpackhi_epi8(a, a) : _mm_unpacklo_epi8(a, a));
+        }
     }
-    template <class T>
-    static batch<T> broadcast_first(batch<T> x) {
-        return on_bits<Lanes>([](__m128i a) {
-            if constexpr (sizeof(T) == 8) {
-                return _mm_shuffle_epi32(a, 0x44);
-            } else if constexpr (sizeof(T) == 4) {
-                return _mm_shuffle_epi32(a, 0x00);
-            } else if constexpr (sizeof(T) == 2) {
-                return _mm_shuffle_epi32(_mm_shufflelo_epi16(a, 0x00), 0x00);
-            } else {
-                return _mm_shuffle_epi32(_mm_shufflelo_epi16(_mm_unpacklo_epi8(a, a), 0x00), 0x00);
-            }
-        }, x);
-    }
+    template <std::size_t Size>
+    static __m128i splat_last(__m128i a) { return splat<Size, true>(a); }
+    template <std::size_t Size>
+    static __m128i splat_first(__m128i a) { return splat<Size, false>(a); }
 
     static batch<double> load_widened(const float* p) {
         // _mm_loadl_epi64 reads through an unaligned type (_mm_load_sd would claim double alignment: UB).
@@ -69,6 +51,4 @@ struct Lanes<xsimd::sse2> : GenericLanes<xsimd::sse2> {
     }
 };
 
-}  // namespace SIMDSCAN_TIER
-}  // namespace detail
-}  // namespace simdscan
+}  // namespace simdscan::detail::SIMDSCAN_TIER
