@@ -12,18 +12,20 @@ from hypothesis.extra import numpy as hnp
 import simdscan
 from data import seed_of
 from params import DIRECTIONS
-from reference import (
+from family_reference import (
     EXTREMA_DTYPES,
     EXTREMA_OPS,
-    LAYOUTS,
     NAN_EXTREMA_OPS,
-    PATHS,
-    apply_layout,
     assert_same_bits,
-    assert_unchanged,
     check_extremum,
     extrema_data,
     extremum_identity,
+)
+from reference import (
+    LAYOUTS,
+    PATHS,
+    apply_layout,
+    assert_unchanged,
     snapshot,
 )
 
@@ -285,30 +287,3 @@ def test_matches_numpy_on_any_values(a, op, data):
     if data.draw(st.booleans(), label="byteswapped") and a.dtype.itemsize > 1:
         a = a.astype(a.dtype.newbyteorder("S"))
     check_extremum(call(op, a, axis, dec, exc), op, a, axis, dec, exc)
-
-
-# --------------------------------------------------------------------------
-# threads
-# --------------------------------------------------------------------------
-THREADED = PATHS["threaded"]
-
-
-@pytest.mark.usefixtures("restore_thread_count")
-@pytest.mark.parametrize("path", THREADED, ids=[p.name for p in THREADED])
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8", "float16"])
-@pytest.mark.parametrize("op", OPS4)
-def test_thread_count_does_not_change_a_bit(op, dtype, path):
-    rng = np.random.default_rng(seed_of("threads", op, dtype, path.name))
-    a, axis = path.build(lambda shape: extrema_data(rng, shape, dtype, nan=2e-6))
-    assert a.size > 1_000_000
-    for dec in (False, True):
-        for exc in (False, True):
-            simdscan.set_num_threads(1)
-            single = call(op, a, axis, dec, exc)
-            if dec == exc:
-                check_extremum(single, op, a, axis, dec, exc, f"{op} {dtype} {path.name}")
-            for threads in (2, 4):
-                simdscan.set_num_threads(threads)
-                assert_same_bits(call(op, a, axis, dec, exc), single,
-                                     f"{op} {dtype} {path.name} decreasing={dec} exclusive={exc}: "
-                                     f"{threads} threads vs 1")

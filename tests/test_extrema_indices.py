@@ -12,18 +12,20 @@ from hypothesis.extra import numpy as hnp
 import simdscan
 from data import seed_of
 from params import DIRECTIONS
-from reference import (
+from family_reference import (
     EXTREMA_DTYPES,
     EXTREMA_OPS,
-    LAYOUTS,
-    PATHS,
-    apply_layout,
     assert_same_bits,
-    assert_unchanged,
     check_extremum,
     extrema_data,
     extremum_indices,
     extremum_indices_fast,
+)
+from reference import (
+    LAYOUTS,
+    PATHS,
+    apply_layout,
+    assert_unchanged,
     snapshot,
 )
 
@@ -287,31 +289,3 @@ def test_matches_the_loop_on_special_values(a, data):
     axis = data.draw(st.sampled_from(all_axes(a.ndim)))
     dec, exc = data.draw(st.booleans()), data.draw(st.booleans())
     assert_pair(call(op, a, axis, dec, exc), op, a, axis, dec, exc)
-
-
-# --------------------------------------------------------------------------
-# threads
-# --------------------------------------------------------------------------
-THREADED = PATHS["threaded"]
-
-
-@pytest.mark.usefixtures("restore_thread_count")
-@pytest.mark.parametrize("path", THREADED, ids=[p.name for p in THREADED])
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8", "float16"])
-@pytest.mark.parametrize("op", EXTREMA_OPS)
-def test_thread_count_does_not_change_a_bit(op, dtype, path):
-    rng = np.random.default_rng(seed_of("threads indices", op, dtype, path.name))
-    a, axis = path.build(lambda shape: extrema_data(rng, shape, dtype, nan=2e-6))
-    assert a.size > 1_000_000
-    for dec in (False, True):
-        for exc in (False, True):
-            simdscan.set_num_threads(1)
-            single = call(op, a, axis, dec, exc)
-            if dec != exc:
-                assert_pair(single, op, a, axis, dec, exc, f"{op} {dtype} {path.name}", fast=True)
-            for threads in (2, 4):
-                simdscan.set_num_threads(threads)
-                got = call(op, a, axis, dec, exc)
-                where = f"{op} {dtype} {path.name} decreasing={dec} exclusive={exc}: {threads} threads vs 1"
-                assert_same_bits(got[0], single[0], where + " (values)")
-                assert_same_bits(got[1], single[1], where + " (indices)")

@@ -13,14 +13,16 @@ from hypothesis.extra import numpy as hnp
 import simdscan
 from data import seed_of
 from params import DIRECTIONS
+from family_reference import (
+    assert_same_bits,
+    check_logcumsumexp,
+    logcumsumexp_result_dtype,
+)
 from reference import (
     LAYOUTS,
     PATHS,
     apply_layout,
-    assert_same_bits,
     assert_unchanged,
-    check_logcumsumexp,
-    logcumsumexp_result_dtype,
     snapshot,
 )
 
@@ -295,27 +297,3 @@ def test_any_values(dtype, shape, data):
     if data.draw(st.booleans(), label="byteswapped"):
         a = a.astype(a.dtype.newbyteorder("S"))
     check_logcumsumexp(call(a, axis, dec, exc), a, axis, dec, exc)
-
-
-# --------------------------------------------------------------------------
-# threads
-# --------------------------------------------------------------------------
-THREADED = PATHS["threaded"]
-
-
-@pytest.mark.usefixtures("restore_thread_count")
-@pytest.mark.parametrize("path", THREADED, ids=[p.name for p in THREADED])
-@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int32"])
-def test_thread_count_does_not_change_a_bit(dtype, path):
-    rng = np.random.default_rng(seed_of("lse threads", dtype, path.name))
-    a, axis = path.build(lambda shape: lse_data(rng, shape, dtype, scale=1.0, neg_inf=1e-3))
-    assert a.size > 1_000_000
-    for v, (dec, exc) in enumerate(VARIANTS):
-        simdscan.set_num_threads(1)
-        single = call(a, axis, dec, exc)
-        if v == THREADED.index(path) % 4:
-            check_logcumsumexp(single, a, axis, dec, exc, msg=f"{dtype} {path.name}")
-        for threads in (2, 4):
-            simdscan.set_num_threads(threads)
-            assert_same_bits(call(a, axis, dec, exc), single,
-                                 f"{dtype} {path.name} decreasing={dec} exclusive={exc}: {threads} threads vs 1")

@@ -14,18 +14,20 @@ import simdscan
 from data import make_data, scan_data, seed_of, spread_values
 from exact_sums import check_compensated
 from params import DIRECTIONS
+from family_reference import (
+    NAN_OPS,
+    assert_same_bits,
+    expected_nan_scan,
+    nan_as_identity,
+)
 from reference import (
     DEFAULT_INT,
     LAYOUTS,
-    NAN_OPS,
     PATHS,
     SUPPORTED_DTYPES,
     apply_layout,
-    assert_same_bits,
     assert_unchanged,
     check_values,
-    expected_nan_scan,
-    nan_as_identity,
     native,
     snapshot,
 )
@@ -294,28 +296,3 @@ def test_any_nans_and_infinities(dtype, shape, op, data):
     with np.errstate(all="ignore"):
         got = call(op, a, axis, dec, exc)
     check(got, op, a, axis, dec, exc)
-
-
-# --------------------------------------------------------------------------
-# threads
-# --------------------------------------------------------------------------
-THREADED = PATHS["threaded"]
-
-
-@pytest.mark.usefixtures("restore_thread_count")
-@pytest.mark.parametrize("path", THREADED, ids=[p.name for p in THREADED])
-@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "complex64", "int32"])
-@pytest.mark.parametrize("op", NAN_OPS)
-def test_thread_count_does_not_change_a_bit(op, dtype, path):
-    rng = np.random.default_rng(seed_of("nan threads", op, dtype, path.name))
-    a, axis = path.build(lambda shape: with_nans(rng, scan_data(rng, shape, dtype, BASE[op]), 0.1))
-    assert a.size > 1_000_000
-    for v, (dec, exc) in enumerate(((False, False), (True, False), (False, True), (True, True))):
-        simdscan.set_num_threads(1)
-        single = call(op, a, axis, dec, exc)
-        if v == THREADED.index(path) % 4:
-            check(single, op, a, axis, dec, exc, msg=f"{op} {dtype} {path.name}")
-        for threads in (2, 4):
-            simdscan.set_num_threads(threads)
-            assert_same_bits(call(op, a, axis, dec, exc), single,
-                                 f"{op} {dtype} {path.name} decreasing={dec} exclusive={exc}: {threads} vs 1")
