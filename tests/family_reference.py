@@ -7,6 +7,7 @@ import numpy as np
 
 from compare import mismatch_report
 from reference import (
+    PATHS,
     IDENTITY,
     SUPPORTED_DTYPES,
     directional,
@@ -15,6 +16,8 @@ from reference import (
     prepare,
 )
 
+#: (decreasing, exclusive): the four cases of a scan
+VARIANTS = ((False, False), (False, True), (True, False), (True, True))
 EXTREMA_OPS = ("cummax", "cummin")  # NaN propagates; these also return indices
 NAN_EXTREMA_OPS = ("nancummax", "nancummin")  # NaN skipped
 NAN_OPS = ("nancumsum", "nancumprod")  # NaN counts as the identity
@@ -243,3 +246,9 @@ def assert_same_bits(got, want, where):
         first = np.unravel_index(int(bad[0]), got.shape)
         raise AssertionError(f"{where}: {bad.size} of {got.size} elements differ in their bits, first at "
                              f"{tuple(int(i) for i in first)}: got {got[first]!r}, expected {want[first]!r}")
+
+
+#: every kernel path for every extrema dtype; the exact paths (one per path of the core) for four of them
+EXTREMA_PATH_CASES = [(d, p) for p in PATHS["kernels"] for d in EXTREMA_DTYPES] + [
+    (np.dtype(d), p) for p in PATHS["exact"] for d in ("float32", "float64", "int16", "uint8")]
+EXTREMA_PATH_IDS = [f"{d.name}-{p.name}" for d, p in EXTREMA_PATH_CASES]

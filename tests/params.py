@@ -30,3 +30,14 @@ def variants():
     for direction, decreasing in DIRECTIONS[:2]:
         for exclusive in (False, True):
             yield direction, decreasing, exclusive
+
+
+def all_axes(ndim):
+    """Every axis argument of an ndim-dimensional input: None, each index, and each negative index."""
+    return [None] + list(range(ndim)) + list(range(-ndim, 0))
+
+
+def scan_cases(ndim):
+    """(axis, direction, decreasing, exclusive) for every axis argument, direction and mode of a scan."""
+    return [(axis, direction, dec, exc) for axis in all_axes(ndim) for direction, dec in DIRECTIONS
+            for exc in (False, True)]

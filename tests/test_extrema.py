@@ -11,32 +11,25 @@ from hypothesis.extra import numpy as hnp
 
 import simdscan
 from data import seed_of
-from params import DIRECTIONS
+from params import DIRECTIONS, all_axes, scan_cases
 from family_reference import (
     EXTREMA_DTYPES,
     EXTREMA_OPS,
+    EXTREMA_PATH_CASES,
+    EXTREMA_PATH_IDS,
     NAN_EXTREMA_OPS,
+    VARIANTS,
     assert_same_bits,
     check_extremum,
     extrema_data,
     extremum_identity,
 )
-from reference import (
-    LAYOUTS,
-    PATHS,
-    apply_layout,
-    assert_unchanged,
-    snapshot,
-)
+from reference import LAYOUTS, PATHS, apply_layout, assert_unchanged, snapshot
 
 pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
 
 OPS4 = EXTREMA_OPS + NAN_EXTREMA_OPS
 DT_IDS = [d.name for d in EXTREMA_DTYPES]
-
-
-def all_axes(ndim):
-    return [None] + list(range(ndim)) + list(range(-ndim, 0))
 
 
 def call(op, a, axis=None, decreasing=False, exclusive=False, **kw):
@@ -142,9 +135,8 @@ def test_float_special_values(op, dtype):
         n = int(rng.integers(1, 70))
         pool = specials[1:] if trial % 2 else specials  # half the lines without NaN: infinities, zeros decide
         x = np.array(rng.choice(np.array(pool, dtype=dtype), size=n), dtype=dtype)
-        for dec in (False, True):
-            for exc in (False, True):
-                check_extremum(call(op, x, 0, dec, exc), op, x, 0, dec, exc, f"{op} {dtype} {x!r} {dec} {exc}")
+        for dec, exc in VARIANTS:
+            check_extremum(call(op, x, 0, dec, exc), op, x, 0, dec, exc, f"{op} {dtype} {x!r} {dec} {exc}")
 
 
 @pytest.mark.parametrize("dtype", [d for d in EXTREMA_DTYPES if d.kind in "iu"], ids=lambda d: d.name)
@@ -157,9 +149,8 @@ def test_integer_limits(op, dtype):
     pool = np.array([info.min, info.max, info.min + 1, info.max - 1, 0, 1], dtype=dtype)
     for _ in range(30):
         x = rng.choice(pool, size=int(rng.integers(1, 90)))
-        for dec in (False, True):
-            for exc in (False, True):
-                check_extremum(call(op, x, 0, dec, exc), op, x, 0, dec, exc)
+        for dec, exc in VARIANTS:
+            check_extremum(call(op, x, 0, dec, exc), op, x, 0, dec, exc)
 
 
 # --------------------------------------------------------------------------
@@ -172,30 +163,22 @@ def test_every_layout_axis_direction(op, dtype, layout):
     rng = np.random.default_rng(seed_of("layouts", op, dtype.name, layout))
     a = apply_layout(extrema_data(rng, (4, 5, 6), dtype, nan=0.06), layout)
     snap = snapshot(a)
-    for axis in all_axes(3):
-        for direction, dec in DIRECTIONS:
-            for exc in (False, True):
-                got = getattr(simdscan, op)(a, axis, direction=direction, exclusive=exc)
-                check_extremum(got, op, a, axis, dec, exc,
-                              f"{op} {dtype} {layout} axis={axis} direction={direction!r} exclusive={exc}")
+    for axis, direction, dec, exc in scan_cases(3):
+        got = getattr(simdscan, op)(a, axis, direction=direction, exclusive=exc)
+        check_extremum(got, op, a, axis, dec, exc,
+                      f"{op} {dtype} {layout} axis={axis} direction={direction!r} exclusive={exc}")
     assert_unchanged(a, snap)
 
 
-# every kernel path for every dtype; the exact paths (one per path of the core) for four of them
-PATH_CASES = [(d, p) for p in PATHS["kernels"] for d in EXTREMA_DTYPES] + [
-    (np.dtype(d), p) for p in PATHS["exact"] for d in ("float32", "float64", "int16", "uint8")]
-
-
-@pytest.mark.parametrize("dtype, path", PATH_CASES, ids=[f"{d.name}-{p.name}" for d, p in PATH_CASES])
+@pytest.mark.parametrize("dtype, path", EXTREMA_PATH_CASES, ids=EXTREMA_PATH_IDS)
 @pytest.mark.parametrize("op", OPS4)
 def test_kernel_paths(op, dtype, path):
     rng = np.random.default_rng(seed_of("paths", op, dtype.name, path.name))
     line = path.shape[path.axis]
     a, axis = path.build(lambda shape: extrema_data(rng, shape, dtype, nan=min(0.3, 3.0 / line)))
-    for dec in (False, True):
-        for exc in (False, True):
-            check_extremum(call(op, a, axis, dec, exc), op, a, axis, dec, exc,
-                          f"{op} {dtype} {path.name} decreasing={dec} exclusive={exc}")
+    for dec, exc in VARIANTS:
+        check_extremum(call(op, a, axis, dec, exc), op, a, axis, dec, exc,
+                      f"{op} {dtype} {path.name} decreasing={dec} exclusive={exc}")
 
 
 @pytest.mark.parametrize("op", OPS4)
@@ -206,10 +189,9 @@ def test_short_lengths(op):
             rng = np.random.default_rng(seed_of("short", op, dtype, n))
             a = extrema_data(rng, (3, n), dtype, nan=0.05)
             for axis in (0, 1):
-                for dec in (False, True):
-                    for exc in (False, True):
-                        check_extremum(call(op, a, axis, dec, exc), op, a, axis, dec, exc,
-                                      f"{op} {dtype} n={n} axis={axis} decreasing={dec} exclusive={exc}")
+                for dec, exc in VARIANTS:
+                    check_extremum(call(op, a, axis, dec, exc), op, a, axis, dec, exc,
+                                  f"{op} {dtype} n={n} axis={axis} decreasing={dec} exclusive={exc}")
 
 
 @pytest.mark.parametrize("op", OPS4)
@@ -235,20 +217,19 @@ def test_out_of_any_strides(op, dtype):
     rng = np.random.default_rng(seed_of("out", op, dtype))
     a = extrema_data(rng, (6, 7), dtype, nan=0.1)
     for axis in (None, 0, 1, -2):
-        for dec in (False, True):
-            for exc in (False, True):
-                shape = (a.size,) if axis is None else a.shape
-                buf = np.zeros(tuple(2 * s + 1 for s in shape), dtype=dtype)
-                before = buf.copy()
-                out = buf[tuple(slice(2 * s - 1, None, -2) for s in shape)]  # stepped and reversed
-                assert call(op, a, axis, dec, exc, out=out) is out
-                check_extremum(out, op, a, axis, dec, exc)
-                mask = np.ones(buf.shape, dtype=bool)
-                mask[tuple(slice(2 * s - 1, None, -2) for s in shape)] = False
-                assert np.array_equal(buf[mask], before[mask]), "wrote outside out"
-                tout = np.zeros(shape[::-1], dtype=np.dtype(dtype).newbyteorder("=")).T
-                assert call(op, a, axis, dec, exc, out=tout) is tout
-                check_extremum(tout, op, a, axis, dec, exc)
+        for dec, exc in VARIANTS:
+            shape = (a.size,) if axis is None else a.shape
+            buf = np.zeros(tuple(2 * s + 1 for s in shape), dtype=dtype)
+            before = buf.copy()
+            out = buf[tuple(slice(2 * s - 1, None, -2) for s in shape)]  # stepped and reversed
+            assert call(op, a, axis, dec, exc, out=out) is out
+            check_extremum(out, op, a, axis, dec, exc)
+            mask = np.ones(buf.shape, dtype=bool)
+            mask[tuple(slice(2 * s - 1, None, -2) for s in shape)] = False
+            assert np.array_equal(buf[mask], before[mask]), "wrote outside out"
+            tout = np.zeros(shape[::-1], dtype=np.dtype(dtype).newbyteorder("=")).T
+            assert call(op, a, axis, dec, exc, out=tout) is tout
+            check_extremum(tout, op, a, axis, dec, exc)
 
 
 @pytest.mark.parametrize("layout", ["C", "fortran", "reversed", "stepped", "transposed"])

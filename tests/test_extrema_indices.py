@@ -11,31 +11,24 @@ from hypothesis.extra import numpy as hnp
 
 import simdscan
 from data import seed_of
-from params import DIRECTIONS
+from params import DIRECTIONS, all_axes, scan_cases
 from family_reference import (
     EXTREMA_DTYPES,
     EXTREMA_OPS,
+    EXTREMA_PATH_CASES,
+    EXTREMA_PATH_IDS,
+    VARIANTS,
     assert_same_bits,
     check_extremum,
     extrema_data,
     extremum_indices,
     extremum_indices_fast,
 )
-from reference import (
-    LAYOUTS,
-    PATHS,
-    apply_layout,
-    assert_unchanged,
-    snapshot,
-)
+from reference import LAYOUTS, PATHS, apply_layout, assert_unchanged, snapshot
 
 pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
 
 DT_IDS = [d.name for d in EXTREMA_DTYPES]
-
-
-def all_axes(ndim):
-    return [None] + list(range(ndim)) + list(range(-ndim, 0))
 
 
 def call(op, a, axis=None, decreasing=False, exclusive=False, **kw):
@@ -137,30 +130,22 @@ def test_every_layout_axis_direction(op, dtype, layout):
     rng = np.random.default_rng(seed_of("indices", op, dtype.name, layout))
     a = apply_layout(extrema_data(rng, (4, 5, 6), dtype, nan=0.06), layout)
     snap = snapshot(a)
-    for axis in all_axes(3):
-        for direction, dec in DIRECTIONS:
-            for exc in (False, True):
-                got = getattr(simdscan, op)(a, axis, direction=direction, exclusive=exc, return_indices=True)
-                assert_pair(got, op, a, axis, dec, exc,
-                            f"{op} {dtype} {layout} axis={axis} direction={direction!r} exclusive={exc}")
+    for axis, direction, dec, exc in scan_cases(3):
+        got = getattr(simdscan, op)(a, axis, direction=direction, exclusive=exc, return_indices=True)
+        assert_pair(got, op, a, axis, dec, exc,
+                    f"{op} {dtype} {layout} axis={axis} direction={direction!r} exclusive={exc}")
     assert_unchanged(a, snap)
 
 
-# every kernel path for every dtype; the exact paths (one per path of the core) for four of them
-PATH_CASES = [(d, p) for p in PATHS["kernels"] for d in EXTREMA_DTYPES] + [
-    (np.dtype(d), p) for p in PATHS["exact"] for d in ("float32", "float64", "int16", "uint8")]
-
-
-@pytest.mark.parametrize("dtype, path", PATH_CASES, ids=[f"{d.name}-{p.name}" for d, p in PATH_CASES])
+@pytest.mark.parametrize("dtype, path", EXTREMA_PATH_CASES, ids=EXTREMA_PATH_IDS)
 @pytest.mark.parametrize("op", EXTREMA_OPS)
 def test_kernel_paths(op, dtype, path):
     rng = np.random.default_rng(seed_of("indices paths", op, dtype.name, path.name))
     line = path.shape[path.axis]
     a, axis = path.build(lambda shape: extrema_data(rng, shape, dtype, nan=min(0.3, 3.0 / line)))
-    for dec in (False, True):
-        for exc in (False, True):
-            assert_pair(call(op, a, axis, dec, exc), op, a, axis, dec, exc,
-                        f"{op} {dtype} {path.name} decreasing={dec} exclusive={exc}", fast=True)
+    for dec, exc in VARIANTS:
+        assert_pair(call(op, a, axis, dec, exc), op, a, axis, dec, exc,
+                    f"{op} {dtype} {path.name} decreasing={dec} exclusive={exc}", fast=True)
 
 
 @pytest.mark.parametrize("op", EXTREMA_OPS)
@@ -170,9 +155,8 @@ def test_short_lengths(op):
             rng = np.random.default_rng(seed_of("short indices", op, dtype, n))
             a = extrema_data(rng, (3, n), dtype, nan=0.05)
             for axis in (0, 1, None):
-                for dec in (False, True):
-                    for exc in (False, True):
-                        assert_pair(call(op, a, axis, dec, exc), op, a, axis, dec, exc)
+                for dec, exc in VARIANTS:
+                    assert_pair(call(op, a, axis, dec, exc), op, a, axis, dec, exc)
 
 
 @pytest.mark.parametrize("op", EXTREMA_OPS)
@@ -209,23 +193,22 @@ def test_out_pair(op, dtype):
     a = extrema_data(rng, (6, 7), dtype, nan=0.1)
     for axis in (None, 0, 1, -1):
         shape = (a.size,) if axis is None else a.shape
-        for dec in (False, True):
-            for exc in (False, True):
-                vout, vbuf, vmask = _stepped_reversed(shape, dtype, 1)
-                iout, ibuf, imask = _stepped_reversed(shape, np.intp, 77)
-                vbefore, ibefore = vbuf.copy(), ibuf.copy()
-                got = call(op, a, axis, dec, exc, out=(vout, iout))
-                assert got[0] is vout and got[1] is iout
-                assert_pair(got, op, a, axis, dec, exc)
-                assert np.array_equal(vbuf[~vmask], vbefore[~vmask]), "wrote outside the values' out"
-                assert np.array_equal(ibuf[~imask], ibefore[~imask]), "wrote outside the indices' out"
-                # transposed outs; out=None is the same as no out
-                vt = np.zeros(shape[::-1], dtype=dtype).T
-                it = np.zeros(shape[::-1], dtype=np.intp).T
-                got = call(op, a, axis, dec, exc, out=(vt, it))
-                assert got[0] is vt and got[1] is it
-                assert_pair(got, op, a, axis, dec, exc)
-                assert_pair(call(op, a, axis, dec, exc, out=None), op, a, axis, dec, exc)
+        for dec, exc in VARIANTS:
+            vout, vbuf, vmask = _stepped_reversed(shape, dtype, 1)
+            iout, ibuf, imask = _stepped_reversed(shape, np.intp, 77)
+            vbefore, ibefore = vbuf.copy(), ibuf.copy()
+            got = call(op, a, axis, dec, exc, out=(vout, iout))
+            assert got[0] is vout and got[1] is iout
+            assert_pair(got, op, a, axis, dec, exc)
+            assert np.array_equal(vbuf[~vmask], vbefore[~vmask]), "wrote outside the values' out"
+            assert np.array_equal(ibuf[~imask], ibefore[~imask]), "wrote outside the indices' out"
+            # transposed outs; out=None is the same as no out
+            vt = np.zeros(shape[::-1], dtype=dtype).T
+            it = np.zeros(shape[::-1], dtype=np.intp).T
+            got = call(op, a, axis, dec, exc, out=(vt, it))
+            assert got[0] is vt and got[1] is it
+            assert_pair(got, op, a, axis, dec, exc)
+            assert_pair(call(op, a, axis, dec, exc, out=None), op, a, axis, dec, exc)
 
 
 @pytest.mark.parametrize("op", EXTREMA_OPS)
@@ -234,24 +217,22 @@ def test_values_out_is_the_input(op):
     for dtype in ("float32", "int16", "float64"):
         base = extrema_data(np.random.default_rng(seed_of("in place pair", op, dtype)), (9, 300), dtype, nan=0.01)
         for axis in (0, 1):
-            for dec in (False, True):
-                for exc in (False, True):
-                    a = base.copy()
-                    idx = np.empty(a.shape, np.intp)
-                    got = call(op, a, axis, dec, exc, out=(a, idx))
-                    assert got[0] is a and got[1] is idx
-                    assert_pair((a, idx), op, base, axis, dec, exc)
+            for dec, exc in VARIANTS:
+                a = base.copy()
+                idx = np.empty(a.shape, np.intp)
+                got = call(op, a, axis, dec, exc, out=(a, idx))
+                assert got[0] is a and got[1] is idx
+                assert_pair((a, idx), op, base, axis, dec, exc)
 
 
 @pytest.mark.parametrize("op", EXTREMA_OPS)
 def test_without_indices_same_values(op):
     a = extrema_data(np.random.default_rng(seed_of("same", op)), (50, 333), "float32", nan=0.002)
     for axis in (0, 1):
-        for dec in (False, True):
-            for exc in (False, True):
-                plain = getattr(simdscan, op)(a, axis, direction="decreasing" if dec else "increasing",
-                                              exclusive=exc)
-                assert_same_bits(call(op, a, axis, dec, exc)[0], plain, f"{op} axis={axis}")
+        for dec, exc in VARIANTS:
+            plain = getattr(simdscan, op)(a, axis, direction="decreasing" if dec else "increasing",
+                                          exclusive=exc)
+            assert_same_bits(call(op, a, axis, dec, exc)[0], plain, f"{op} axis={axis}")
 
 
 # --------------------------------------------------------------------------

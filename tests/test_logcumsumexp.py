@@ -13,24 +13,13 @@ from hypothesis.extra import numpy as hnp
 import simdscan
 from data import seed_of
 from params import DIRECTIONS
-from family_reference import (
-    assert_same_bits,
-    check_logcumsumexp,
-    logcumsumexp_result_dtype,
-)
-from reference import (
-    LAYOUTS,
-    PATHS,
-    apply_layout,
-    assert_unchanged,
-    snapshot,
-)
+from family_reference import VARIANTS, assert_same_bits, check_logcumsumexp, logcumsumexp_result_dtype
+from reference import LAYOUTS, PATHS, apply_layout, assert_unchanged, snapshot
 
 pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
 
 FLOATS = ["float16", "float32", "float64"]
 INPUT_DTYPES = FLOATS + ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool"]
-VARIANTS = ((False, False), (True, False), (False, True), (True, True))  # (decreasing, exclusive)
 
 
 def call(a, axis=None, decreasing=False, exclusive=False, **kw):

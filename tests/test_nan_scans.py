@@ -14,12 +14,7 @@ import simdscan
 from data import make_data, scan_data, seed_of, spread_values
 from exact_sums import check_compensated
 from params import DIRECTIONS
-from family_reference import (
-    NAN_OPS,
-    assert_same_bits,
-    expected_nan_scan,
-    nan_as_identity,
-)
+from family_reference import NAN_OPS, VARIANTS, assert_same_bits, expected_nan_scan, nan_as_identity
 from reference import (
     DEFAULT_INT,
     LAYOUTS,
@@ -139,11 +134,10 @@ def test_integers_and_bool_as_the_plain_scan(op, dtype):
     """No NaN in integers: the plain scan's result, dtype included (int8 stays int8, bool gives the default int)."""
     a = make_data(np.random.default_rng(seed_of("ints", op, dtype.name)), (9, 70), dtype, BASE[op])
     for axis in (None, 0, 1):
-        for dec in (False, True):
-            for exc in (False, True):
-                got = call(op, a, axis, dec, exc)
-                assert got.dtype == (DEFAULT_INT if dtype == np.bool_ else dtype)
-                assert_same_bits(got, call(BASE[op], a, axis, dec, exc), f"{op} {dtype} axis={axis}")
+        for dec, exc in VARIANTS:
+            got = call(op, a, axis, dec, exc)
+            assert got.dtype == (DEFAULT_INT if dtype == np.bool_ else dtype)
+            assert_same_bits(got, call(BASE[op], a, axis, dec, exc), f"{op} {dtype} axis={axis}")
 
 
 def test_float16_accumulates_in_float32():
@@ -170,9 +164,8 @@ def test_all_nan_lines_give_the_identity(op):
 def test_infinities_still_count(op):
     inf, nan = np.inf, np.nan
     a = np.array([1.0, nan, inf, nan, 2.0, -inf, nan])
-    for dec in (False, True):
-        for exc in (False, True):
-            check(call(op, a, 0, dec, exc), op, a, 0, dec, exc)
+    for dec, exc in VARIANTS:
+        check(call(op, a, 0, dec, exc), op, a, 0, dec, exc)
 
 
 # --------------------------------------------------------------------------
@@ -202,10 +195,9 @@ KERNEL_PATHS = PATHS["kernels"] + PATHS["exact"]
 def test_kernel_paths(op, dtype, path):
     rng = np.random.default_rng(seed_of("nan paths", op, dtype, path.name))
     a, axis = path.build(lambda shape: with_nans(rng, scan_data(rng, shape, dtype, BASE[op]), 0.1))
-    for dec in (False, True):
-        for exc in (False, True):
-            check(call(op, a, axis, dec, exc), op, a, axis, dec, exc,
-                  msg=f"{op} {dtype} {path.name} decreasing={dec} exclusive={exc}")
+    for dec, exc in VARIANTS:
+        check(call(op, a, axis, dec, exc), op, a, axis, dec, exc,
+              msg=f"{op} {dtype} {path.name} decreasing={dec} exclusive={exc}")
 
 
 @pytest.mark.parametrize("op", NAN_OPS)
@@ -243,16 +235,15 @@ def test_out_of_any_strides(op, dtype):
     a = nan_data(op, (6, 7), dtype, 0.25)
     for axis in (None, 0, 1, -1):
         shape = (a.size,) if axis is None else a.shape
-        for dec in (False, True):
-            for exc in (False, True):
-                buf = np.full(tuple(2 * s + 1 for s in shape), 57, dtype=dtype)
-                sl = tuple(slice(2 * s - 1, None, -2) for s in shape)
-                mask = np.ones(buf.shape, dtype=bool)
-                mask[sl] = False
-                out = buf[sl]
-                assert call(op, a, axis, dec, exc, out=out) is out
-                check(out, op, a, axis, dec, exc)
-                assert np.all(buf[mask] == 57), "wrote outside out"
+        for dec, exc in VARIANTS:
+            buf = np.full(tuple(2 * s + 1 for s in shape), 57, dtype=dtype)
+            sl = tuple(slice(2 * s - 1, None, -2) for s in shape)
+            mask = np.ones(buf.shape, dtype=bool)
+            mask[sl] = False
+            out = buf[sl]
+            assert call(op, a, axis, dec, exc, out=out) is out
+            check(out, op, a, axis, dec, exc)
+            assert np.all(buf[mask] == 57), "wrote outside out"
 
 
 @pytest.mark.parametrize("layout", ["C", "fortran", "reversed", "stepped", "transposed"])

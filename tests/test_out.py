@@ -16,17 +16,13 @@ from reference import (
     result_dtype,
     snapshot,
 )
-from params import DIRECTIONS
+from params import DIRECTIONS, all_axes
 
 pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
 
 OUT_DTYPES = ["float16", "float32", "float64", "complex64", "complex128",
               "int8", "int32", "int64", "uint16", "uint64"]
 SENTINEL = 57  # fits every dtype; marks the buffer elements that are not out
-
-
-def all_axes(ndim):
-    return [None] + list(range(ndim)) + list(range(-ndim, 0))
 
 
 def _data(op, shape, dtype, *key):

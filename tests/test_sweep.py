@@ -20,7 +20,7 @@ from reference import (
     check_scan,
     snapshot,
 )
-from params import DIRECTIONS
+from params import DIRECTIONS, all_axes
 
 pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
 
@@ -28,10 +28,6 @@ pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the 
 SHAPES = [(0,), (1,), (5,), (2, 5), (2, 2, 5), (3, 1, 4, 2), (0, 3)]
 LARGE_SHAPES = [(1000,), (37, 129), (129, 37), (3, 1000, 5)]
 DTYPE_IDS = [d.name for d in SUPPORTED_DTYPES]
-
-
-def all_axes(ndim):
-    return [None] + list(range(ndim)) + list(range(-ndim, 0))
 
 
 def run_combinations(op, a, axes, label, failures, directions=DIRECTIONS, exclusives=(False, True)):
