@@ -1,5 +1,7 @@
 """Parameter lists shared by several test files, and the call that takes them (reference.py stays free of simdscan)."""
 
+import numpy as np
+
 import simdscan
 
 # (direction argument, whether it means decreasing)
@@ -41,3 +43,13 @@ def scan_cases(ndim):
     """(axis, direction, decreasing, exclusive) for every axis argument, direction and mode of a scan."""
     return [(axis, direction, dec, exc) for axis in all_axes(ndim) for direction, dec in DIRECTIONS
             for exc in (False, True)]
+
+
+def stepped_reversed_out(shape, dtype, fill):
+    """An out= view stepped by 2 and reversed on every axis inside a buffer filled with ``fill``; returns
+    (view, buffer, outside), outside marking the buffer's elements the view does not hold."""
+    buf = np.full(tuple(2 * s + 1 for s in shape), fill, dtype=dtype)
+    view = tuple(slice(2 * s - 1, None, -2) for s in shape)
+    outside = np.ones(buf.shape, dtype=bool)
+    outside[view] = False
+    return buf[view], buf, outside

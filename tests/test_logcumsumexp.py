@@ -12,7 +12,7 @@ from hypothesis.extra import numpy as hnp
 
 import simdscan
 from data import seed_of
-from params import DIRECTIONS
+from params import DIRECTIONS, stepped_reversed_out
 from family_reference import VARIANTS, assert_same_bits, check_logcumsumexp, logcumsumexp_result_dtype
 from reference import LAYOUTS, PATHS, apply_layout, assert_unchanged, snapshot
 
@@ -240,14 +240,10 @@ def test_out_of_any_strides(dtype):
     for axis in (None, 0, 1, -1):
         shape = (a.size,) if axis is None else a.shape
         for dec, exc in VARIANTS:
-            buf = np.full(tuple(2 * s + 1 for s in shape), 57, dtype=rdt)
-            sl = tuple(slice(2 * s - 1, None, -2) for s in shape)
-            mask = np.ones(buf.shape, dtype=bool)
-            mask[sl] = False
-            out = buf[sl]
+            out, buf, outside = stepped_reversed_out(shape, rdt, 57)
             assert call(a, axis, dec, exc, out=out) is out
             check_logcumsumexp(out, a, axis, dec, exc)
-            assert np.all(buf[mask] == 57), "wrote outside out"
+            assert np.all(buf[outside] == 57), "wrote outside out"
 
 
 @pytest.mark.parametrize("layout", ["C", "fortran", "reversed", "stepped", "transposed"])

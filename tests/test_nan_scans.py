@@ -13,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 import simdscan
 from data import make_data, scan_data, seed_of, spread_values
 from exact_sums import check_compensated
-from params import DIRECTIONS
+from params import DIRECTIONS, stepped_reversed_out
 from family_reference import NAN_OPS, VARIANTS, assert_same_bits, expected_nan_scan, nan_as_identity
 from reference import (
     DEFAULT_INT,
@@ -236,14 +236,10 @@ def test_out_of_any_strides(op, dtype):
     for axis in (None, 0, 1, -1):
         shape = (a.size,) if axis is None else a.shape
         for dec, exc in VARIANTS:
-            buf = np.full(tuple(2 * s + 1 for s in shape), 57, dtype=dtype)
-            sl = tuple(slice(2 * s - 1, None, -2) for s in shape)
-            mask = np.ones(buf.shape, dtype=bool)
-            mask[sl] = False
-            out = buf[sl]
+            out, buf, outside = stepped_reversed_out(shape, dtype, 57)
             assert call(op, a, axis, dec, exc, out=out) is out
             check(out, op, a, axis, dec, exc)
-            assert np.all(buf[mask] == 57), "wrote outside out"
+            assert np.all(buf[outside] == 57), "wrote outside out"
 
 
 @pytest.mark.parametrize("layout", ["C", "fortran", "reversed", "stepped", "transposed"])
