@@ -67,6 +67,10 @@ xsimd::batch_bool<T, A> is_nan(const xsimd::batch<T, A>& x) {
         return xsimd::batch_bool<T, A>(false);
     }
 }
+// Either condition, for scalar conditions and vector masks alike.
+inline bool either(bool a, bool b) { return a || b; }
+template <class T, class A>
+xsimd::batch_bool<T, A> either(const xsimd::batch_bool<T, A>& a, const xsimd::batch_bool<T, A>& b) { return a | b; }
 template <class T>
 T pick(bool take_a, const T& a, const T& b) { return take_a ? a : b; }
 template <class T, class A>
@@ -184,7 +188,7 @@ struct WidenedSummation : AdmitsEvery {
 template <bool Larger>
 struct Extremum : ExactState {
     template <class V>
-    static V apply(const V& a, const V& b) { return pick(beats(a, b) | is_nan(a), a, b); }
+    static V apply(const V& a, const V& b) { return pick(either(beats(a, b), is_nan(a)), a, b); }
     template <class V>
     static auto beats(const V& a, const V& b) { return Larger ? a > b : a < b; }
     // The value no element beats, the result of an empty range: -inf / the type's lowest for a maximum.
@@ -208,7 +212,7 @@ using Minimum = Extremum<false>;
 template <bool Larger>
 struct NaNSkippingExtremum : Extremum<Larger> {
     template <class V>
-    static V apply(const V& a, const V& b) { return pick(Extremum<Larger>::beats(a, b) | is_nan(b), a, b); }
+    static V apply(const V& a, const V& b) { return pick(either(Extremum<Larger>::beats(a, b), is_nan(b)), a, b); }
     template <class T>
     static T neutral() { return std::numeric_limits<T>::quiet_NaN(); }
 };
