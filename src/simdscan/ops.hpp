@@ -247,7 +247,7 @@ struct LogAddExp : AdmitsEvery {
     static xsimd::batch<double, A> lift(const xsimd::batch<double, A>& x) { return x; }
     template <class A>
     static xsimd::batch<double, A> lower(const xsimd::batch<double, A>& x) { return x; }
-    static double lower(double x) { return x; }
+    static double lower(double x) { return x; }  // the kernels round it to the element type
     template <class T>
     static double neutral() { return -std::numeric_limits<double>::infinity(); }
     template <class T>

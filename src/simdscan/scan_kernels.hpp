@@ -157,9 +157,9 @@ State scan_steps(const T* in, T* out, std::ptrdiff_t n, State base, State carry)
     for (; done < n; ++done) {
         const std::ptrdiff_t at = Reverse ? n - 1 - done : done;
         const State next = Op::apply(carry, Op::lift(Op::admit(in[at])));
-        T result = Op::lower(Exclusive ? carry : next);
+        T result = T(Op::lower(Exclusive ? carry : next));
         if constexpr (HasBase) {
-            result = Op::lower(Op::apply(base, Op::lift(result)));
+            result = T(Op::lower(Op::apply(base, Op::lift(result))));
         }
         out[at] = result;
         carry = next;
@@ -200,7 +200,7 @@ void rebase(const T* in, T* out, std::ptrdiff_t n, State base) {
         }
     }
     for (; i < n; ++i) {
-        out[i] = Op::lower(Op::apply(base, Op::lift(in[i])));
+        out[i] = T(Op::lower(Op::apply(base, Op::lift(in[i]))));
     }
 }
 
@@ -310,7 +310,7 @@ void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w) {
         load_state(before, carry, w, j);
         const auto after = Op::apply(before, Op::lift(x));
         store_state(after, carry, w, j);
-        out[j] = Op::lower(Exclusive ? before : after);
+        out[j] = T(Op::lower(Exclusive ? before : after));
     }
 }
 
