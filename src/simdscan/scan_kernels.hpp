@@ -101,6 +101,13 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double base, double
     return true;
 }
 
+// scan_steps for a block that log_sum_exp_block declined: out of line, as the rare path it is, and so that no
+// compiler sees the block's constant length through it (mingw-w64's GCC 12 then warns of loops that never run).
+template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State>
+SIMDSCAN_NOINLINE State scan_declined_block(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
+    return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(in, out, n, base, carry);
+}
+
 // Scans n contiguous elements onward from `carry`, the running state within the chunk, and returns the new one.
 // The modes are template parameters so that the loop carries no branch and no reload of the caller's state.
 template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase,
@@ -113,7 +120,8 @@ State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) 
         for (; done + block <= n; done += block) {
             const std::ptrdiff_t at = Reverse ? n - done - block : done;
             if (!log_sum_exp_block<A, T, Reverse, Exclusive, HasBase>(in + at, out + at, base, carry)) {
-                carry = scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(in + at, out + at, block, base, carry);
+                carry = scan_declined_block<A, T, Op, Reverse, Exclusive, HasBase>(in + at, out + at, block, base,
+                                                                                   carry);
             }
         }
         const std::ptrdiff_t rest_at = Reverse ? 0 : done;
