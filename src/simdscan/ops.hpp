@@ -238,11 +238,11 @@ struct LogAddExp : AdmitsEvery {
     using vector = xsimd::batch<double, A>;
     template <class T>
     using state = typename std::conditional<std::is_arithmetic<T>::value, double, T>::type;  // vectors are double
-    template <class V>
-    SIMDSCAN_FLATTEN static V apply(const V& a, const V& b) {
-        // Equal operands (both infinite included, where a - b is NaN) add log(2) to either.
-        const V distance = pick(a == b, V(0.0), abs_of(a - b));
-        return Maximum::apply(a, b) + log1p_of(exp_of(-distance));
+    static double apply(double a, double b) { return log_add_exp(a, b); }
+    template <class A>
+    SIMDSCAN_FLATTEN static xsimd::batch<double, A> apply(const xsimd::batch<double, A>& a,
+                                                          const xsimd::batch<double, A>& b) {
+        return log_add_exp(a, b);
     }
     static double lift(double x) { return x; }
     template <class A>
@@ -256,6 +256,12 @@ struct LogAddExp : AdmitsEvery {
     static T identity() { return -std::numeric_limits<T>::infinity(); }
 
 private:
+    template <class V>
+    static V log_add_exp(const V& a, const V& b) {
+        // Equal operands (both infinite included, where a - b is NaN) add log(2) to either.
+        const V distance = pick(a == b, V(0.0), abs_of(a - b));
+        return Maximum::apply(a, b) + log1p_of(exp_of(-distance));
+    }
     static double abs_of(double x) { return std::abs(x); }
     static double exp_of(double x) { return std::exp(x); }
     static double log1p_of(double x) { return std::log1p(x); }
