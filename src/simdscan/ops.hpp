@@ -19,10 +19,8 @@
 // AVX function outside the tier's namespace (tests/test_baseline_purity.py), whatever the build's inlining limits.
 #if defined(__GNUC__)
 #define SIMDSCAN_FLATTEN [[gnu::flatten]]
-#define SIMDSCAN_NOINLINE [[gnu::noinline]]
 #else
 #define SIMDSCAN_FLATTEN
-#define SIMDSCAN_NOINLINE __declspec(noinline)
 #endif
 
 namespace simdscan {

@@ -101,13 +101,6 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double base, double
     return true;
 }
 
-// scan_steps for a block that log_sum_exp_block declined: out of line, as the rare path it is, and so that no
-// compiler sees the block's constant length through it (mingw-w64's GCC 12 then warns of loops that never run).
-template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State>
-SIMDSCAN_NOINLINE State scan_declined_block(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
-    return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(in, out, n, base, carry);
-}
-
 // Scans n contiguous elements onward from `carry`, the running state within the chunk, and returns the new one.
 // The modes are template parameters so that the loop carries no branch and no reload of the caller's state.
 template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase,
@@ -115,13 +108,13 @@ template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase
 State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
     std::ptrdiff_t done = 0;
     if constexpr (is_vectorized<A, T>() && std::is_same<Op, LogAddExp>::value) {
-        // Block by block (log_sum_exp_block), each block it declines by the steps below.
+        // Block by block (log_sum_exp_block); from a block it declines (NaN, +inf, a leap of over 650) to the end of
+        // the span, the steps below.
         constexpr std::ptrdiff_t block = log_sum_exp_block_vectors * std::ptrdiff_t(Op::template vector<T, A>::size);
         for (; done + block <= n; done += block) {
             const std::ptrdiff_t at = Reverse ? n - done - block : done;
             if (!log_sum_exp_block<A, T, Reverse, Exclusive, HasBase>(in + at, out + at, base, carry)) {
-                carry = scan_declined_block<A, T, Op, Reverse, Exclusive, HasBase>(in + at, out + at, block, base,
-                                                                                   carry);
+                break;
             }
         }
         const std::ptrdiff_t rest_at = Reverse ? 0 : done;
