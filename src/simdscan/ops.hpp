@@ -188,7 +188,7 @@ struct WidenedSummation : AdmitsEvery {
 template <bool Larger>
 struct Extremum : ExactState {
     template <class V>
-    static V apply(const V& a, const V& b) { return pick(either(beats(a, b), is_nan(a)), a, b); }
+    SIMDSCAN_FLATTEN static V apply(const V& a, const V& b) { return pick(either(beats(a, b), is_nan(a)), a, b); }
     template <class V>
     static auto beats(const V& a, const V& b) { return Larger ? a > b : a < b; }
     // The value no element beats, the result of an empty range: -inf / the type's lowest for a maximum.
@@ -212,7 +212,9 @@ using Minimum = Extremum<false>;
 template <bool Larger>
 struct NaNSkippingExtremum : Extremum<Larger> {
     template <class V>
-    static V apply(const V& a, const V& b) { return pick(either(Extremum<Larger>::beats(a, b), is_nan(b)), a, b); }
+    SIMDSCAN_FLATTEN static V apply(const V& a, const V& b) {
+        return pick(either(Extremum<Larger>::beats(a, b), is_nan(b)), a, b);
+    }
     template <class T>
     static T neutral() { return std::numeric_limits<T>::quiet_NaN(); }
 };
