@@ -10,6 +10,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "kernels.hpp"
+#include "lanes/lanes_generic.hpp"
 
 #ifndef SIMDSCAN_TIER
 #error "define SIMDSCAN_TIER (the tier's namespace) before including ops.hpp"
@@ -103,7 +104,21 @@ struct Summation : ExactState {
 
 struct Product : ExactState {
     template <class V>
-    static V apply(const V& a, const V& b) { return a * b; }
+    static V apply(const V& a, const V& b) {
+        if constexpr (std::is_integral<V>::value && sizeof(V) < sizeof(unsigned)) {
+            // Narrow integers would be promoted to int, whose overflow is undefined (65535 * 65535): unsigned instead.
+            return V(unsigned(a) * unsigned(b));
+        } else {
+            return a * b;
+        }
+    }
+    // As int16 lanes, which have the same low bits: xsimd 14's SSE2 code multiplies uint16 lanes one by one as ints,
+    // whose overflow is undefined.
+    template <class A>
+    static xsimd::batch<std::uint16_t, A> apply(const xsimd::batch<std::uint16_t, A>& a,
+                                                const xsimd::batch<std::uint16_t, A>& b) {
+        return bits_as<std::uint16_t>(bits_as<std::int16_t>(a) * bits_as<std::int16_t>(b));
+    }
     // The textbook formula, as NumPy computes it (std::complex's operator* adds C99 Annex G recovery).
     template <class R>
     static std::complex<R> apply(const std::complex<R>& a, const std::complex<R>& b) {
