@@ -10,12 +10,6 @@ namespace simdscan::detail::SIMDSCAN_TIER {
 
 template <>
 struct Lanes<xsimd::avx2> : HalfBlockLanes<xsimd::avx2, Lanes<xsimd::avx2>> {
-    using GenericLanes::as_int, GenericLanes::from_int;
-    static __m256i as_int(__m256 r) { return _mm256_castps_si256(r); }
-    static __m256i as_int(__m256d r) { return _mm256_castpd_si256(r); }
-    static void from_int(__m256i r, __m256& out) { out = _mm256_castsi256_ps(r); }
-    static void from_int(__m256i r, __m256d& out) { out = _mm256_castsi256_pd(r); }
-
     // The moves take bytes from the 64 of [low | high] (fill below a, or above it), through their middle 32 bytes.
     template <int Bytes>
     static __m256i move_up(__m256i a, __m256i f) {

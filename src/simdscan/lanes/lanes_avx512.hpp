@@ -10,12 +10,6 @@ namespace simdscan::detail::SIMDSCAN_TIER {
 
 template <>
 struct Lanes<xsimd::avx512bw> : HalfBlockLanes<xsimd::avx512bw, Lanes<xsimd::avx512bw>> {
-    using GenericLanes::as_int, GenericLanes::from_int;
-    static __m512i as_int(__m512 r) { return _mm512_castps_si512(r); }
-    static __m512i as_int(__m512d r) { return _mm512_castpd_si512(r); }
-    static void from_int(__m512i r, __m512& out) { out = _mm512_castsi512_ps(r); }
-    static void from_int(__m512i r, __m512d& out) { out = _mm512_castsi512_pd(r); }
-
     template <int Bytes>
     static __m512i move_up(__m512i a, __m512i f) { return window<64 - Bytes>(f, a); }
     template <int Bytes>

@@ -75,32 +75,30 @@ struct GenericLanes {
             out[i] = float_to_half_bits(in[i]);
         }
     }
-
-    // The identity among the bit casts an ISA's Lanes<A> defines for on_bits (its integer register to itself).
-    template <class R>
-    static R as_int(R r) { return r; }
-    template <class R>
-    static void from_int(R r, R& out) { out = r; }
 };
 
 // An ISA's header specialises this.
 template <class A>
 struct Lanes : GenericLanes<A> {};
 
-// Applies an operation on the integer register to batches of any element type, bit for bit; Casts (an ISA's Lanes)
-// gives as_int, from a batch's register to the integer register of its width, and from_int, back.
-template <class Casts, class T, class A, class F, class... More>
+// x's bits as a batch of U. xsimd's kernel-level cast: the public bitwise_cast is spelt differently in xsimd 8 and 14.
+template <class U, class T, class A>
+xsimd::batch<U, A> bits_as(const xsimd::batch<T, A>& x) {
+    return xsimd::kernel::bitwise_cast<A>(x, xsimd::batch<U, A>{}, A{});
+}
+
+// Applies an operation on the byte register (a batch<uint8_t>'s) to batches of any element type, bit for bit.
+template <class T, class A, class F, class... More>
 xsimd::batch<T, A> on_bits(F&& f, const xsimd::batch<T, A>& x, const More&... more) {
-    typename xsimd::batch<T, A>::register_type r;
-    Casts::from_int(f(Casts::as_int(x.data), Casts::as_int(more.data)...), r);
-    return xsimd::batch<T, A>(r);
+    using bytes = xsimd::batch<std::uint8_t, A>;
+    return bits_as<T>(bytes(f(bits_as<std::uint8_t>(x).data, bits_as<std::uint8_t>(more).data...)));
 }
 
 // Lanes<A> for an ISA that moves lanes within one integer register. Moves (the ISA's Lanes<A>, which derives from
 // this) gives the moves on that register, templates on the element or move size in bytes:
 //   move_up<Bytes>(a, fill), move_down<Bytes>(a, fill)  a's bytes moved up (down) by Bytes, fill's entering;
-//   splat_last<Size>(a), splat_first<Size>(a)           a's last (first) element of Size bytes in every lane;
-// and as_int / from_int for on_bits. Here they become GenericLanes' moves on batches of every element type.
+//   splat_last<Size>(a), splat_first<Size>(a)           a's last (first) element of Size bytes in every lane.
+// Here they become GenericLanes' moves on batches of every element type.
 template <class A, class Moves>
 struct RegisterLanes : GenericLanes<A> {
     template <class T>
@@ -108,21 +106,21 @@ struct RegisterLanes : GenericLanes<A> {
 
     template <std::size_t K, class T>
     static batch<T> up(batch<T> x, batch<T> fill) {
-        return on_bits<Moves>([](auto a, auto f) { return Moves::template move_up<int(K * sizeof(T))>(a, f); },
+        return on_bits([](auto a, auto f) { return Moves::template move_up<int(K * sizeof(T))>(a, f); },
                               x, fill);
     }
     template <std::size_t K, class T>
     static batch<T> down(batch<T> x, batch<T> fill) {
-        return on_bits<Moves>([](auto a, auto f) { return Moves::template move_down<int(K * sizeof(T))>(a, f); },
+        return on_bits([](auto a, auto f) { return Moves::template move_down<int(K * sizeof(T))>(a, f); },
                               x, fill);
     }
     template <class T>
     static batch<T> broadcast_last(batch<T> x) {
-        return on_bits<Moves>([](auto a) { return Moves::template splat_last<sizeof(T)>(a); }, x);
+        return on_bits([](auto a) { return Moves::template splat_last<sizeof(T)>(a); }, x);
     }
     template <class T>
     static batch<T> broadcast_first(batch<T> x) {
-        return on_bits<Moves>([](auto a) { return Moves::template splat_first<sizeof(T)>(a); }, x);
+        return on_bits([](auto a) { return Moves::template splat_first<sizeof(T)>(a); }, x);
     }
 };
 

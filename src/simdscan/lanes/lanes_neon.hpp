@@ -9,28 +9,6 @@ namespace simdscan::detail::SIMDSCAN_TIER {
 
 template <>
 struct Lanes<xsimd::neon64> : RegisterLanes<xsimd::neon64, Lanes<xsimd::neon64>> {
-    // Bit casts to and from the byte register, which vext moves.
-    using GenericLanes::as_int, GenericLanes::from_int;
-    static uint8x16_t as_int(float32x4_t r) { return vreinterpretq_u8_f32(r); }
-    static uint8x16_t as_int(float64x2_t r) { return vreinterpretq_u8_f64(r); }
-    static uint8x16_t as_int(uint16x8_t r) { return vreinterpretq_u8_u16(r); }
-    static uint8x16_t as_int(uint32x4_t r) { return vreinterpretq_u8_u32(r); }
-    static uint8x16_t as_int(uint64x2_t r) { return vreinterpretq_u8_u64(r); }
-    // Signed integers: the extrema compare them as themselves.
-    static uint8x16_t as_int(int8x16_t r) { return vreinterpretq_u8_s8(r); }
-    static uint8x16_t as_int(int16x8_t r) { return vreinterpretq_u8_s16(r); }
-    static uint8x16_t as_int(int32x4_t r) { return vreinterpretq_u8_s32(r); }
-    static uint8x16_t as_int(int64x2_t r) { return vreinterpretq_u8_s64(r); }
-    static void from_int(uint8x16_t r, float32x4_t& out) { out = vreinterpretq_f32_u8(r); }
-    static void from_int(uint8x16_t r, float64x2_t& out) { out = vreinterpretq_f64_u8(r); }
-    static void from_int(uint8x16_t r, uint16x8_t& out) { out = vreinterpretq_u16_u8(r); }
-    static void from_int(uint8x16_t r, uint32x4_t& out) { out = vreinterpretq_u32_u8(r); }
-    static void from_int(uint8x16_t r, uint64x2_t& out) { out = vreinterpretq_u64_u8(r); }
-    static void from_int(uint8x16_t r, int8x16_t& out) { out = vreinterpretq_s8_u8(r); }
-    static void from_int(uint8x16_t r, int16x8_t& out) { out = vreinterpretq_s16_u8(r); }
-    static void from_int(uint8x16_t r, int32x4_t& out) { out = vreinterpretq_s32_u8(r); }
-    static void from_int(uint8x16_t r, int64x2_t& out) { out = vreinterpretq_s64_u8(r); }
-
     template <int Bytes>
     static uint8x16_t move_up(uint8x16_t a, uint8x16_t f) { return vextq_u8(f, a, 16 - Bytes); }
     template <int Bytes>

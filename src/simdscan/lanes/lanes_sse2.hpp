@@ -9,12 +9,6 @@ namespace simdscan::detail::SIMDSCAN_TIER {
 
 template <>
 struct Lanes<xsimd::sse2> : RegisterLanes<xsimd::sse2, Lanes<xsimd::sse2>> {
-    using GenericLanes::as_int, GenericLanes::from_int;
-    static __m128i as_int(__m128 r) { return _mm_castps_si128(r); }
-    static __m128i as_int(__m128d r) { return _mm_castpd_si128(r); }
-    static void from_int(__m128i r, __m128& out) { out = _mm_castsi128_ps(r); }
-    static void from_int(__m128i r, __m128d& out) { out = _mm_castsi128_pd(r); }
-
     template <int Bytes>
     static __m128i move_up(__m128i a, __m128i f) {
         return _mm_or_si128(_mm_slli_si128(a, Bytes), _mm_srli_si128(f, 16 - Bytes));
