@@ -234,6 +234,23 @@ def check_extremum(got, op, a, axis=None, decreasing=False, exclusive=False, msg
                              + mismatch_report(np.nonzero(~same), got, want))
 
 
+def check_extremum_pair(got, op, a, axis, decreasing, exclusive, where="", fast=False):
+    """``got`` is a pair (values, indices) of cummax / cummin's return_indices=True: values as check_extremum
+    checks them, indices np.intp of their shape equal to the reference's (``fast``: the loop-free one)."""
+    where = where or f"{op} dtype={np.asarray(a).dtype} axis={axis} decreasing={decreasing} exclusive={exclusive}"
+    assert isinstance(got, tuple) and len(got) == 2, f"{where}: returned {type(got)!r}, not a pair"
+    values, idx = got
+    check_extremum(values, op, a, axis, decreasing, exclusive, where)
+    ref = (extremum_indices_fast if fast else extremum_indices)(op, a, axis, decreasing, exclusive)
+    assert isinstance(idx, np.ndarray), f"{where}: indices are a {type(idx)!r}"
+    assert idx.dtype == np.intp, f"{where}: indices dtype {idx.dtype}, expected intp"
+    assert idx.shape == values.shape, f"{where}: indices shape {idx.shape}, values {values.shape}"
+    if not np.array_equal(idx, ref):
+        bad = np.argwhere(idx != ref)
+        i = tuple(bad[0].tolist())
+        raise AssertionError(f"{where}: {len(bad)} indices differ, first at {i}: got {idx[i]}, expected {ref[i]}")
+
+
 def assert_same_bits(got, want, where):
     """Same dtype, shape and bytes in logical order (NaNs included, which np.array_equal would call unequal)."""
     assert isinstance(got, np.ndarray), f"{where}: returned {type(got)!r}"

@@ -3,6 +3,7 @@
 import numpy as np
 
 import simdscan
+from reference import apply_layout, assert_unchanged, snapshot
 
 # (direction argument, whether it means decreasing)
 DIRECTIONS = [
@@ -15,10 +16,10 @@ DIRECTIONS = [
 VARIANTS = ((False, False), (True, False), (False, True), (True, True))  # (decreasing, exclusive)
 
 
-def scan(op, a, axis, decreasing, exclusive):
-    """simdscan.<op> in one of the VARIANTS."""
+def scan(op, a, axis=None, decreasing=False, exclusive=False, **kw):
+    """simdscan.<op> in one of the VARIANTS, other keywords (return_indices=, out=, ...) passed on."""
     return getattr(simdscan, op)(
-        a, axis=axis, direction="decreasing" if decreasing else "increasing", exclusive=exclusive
+        a, axis=axis, direction="decreasing" if decreasing else "increasing", exclusive=exclusive, **kw
     )
 
 
@@ -39,10 +40,21 @@ def all_axes(ndim):
     return [None] + list(range(ndim)) + list(range(-ndim, 0))
 
 
-def scan_cases(ndim):
-    """(axis, direction, decreasing, exclusive) for every axis argument, direction and mode of a scan."""
-    return [(axis, direction, dec, exc) for axis in all_axes(ndim) for direction, dec in DIRECTIONS
-            for exc in (False, True)]
+def scan_cases(ndim, axes=None, directions=DIRECTIONS):
+    """(axis, direction, decreasing, exclusive) for every axis argument (or those of ``axes``), direction (or those
+    of ``directions``) and mode of a scan."""
+    return [(axis, direction, dec, exc) for axis in (all_axes(ndim) if axes is None else axes)
+            for direction, dec in directions for exc in (False, True)]
+
+
+def check_cases(a, cases, call, check, label):
+    """call(a, axis, direction=, exclusive=) for each (axis, direction, decreasing, exclusive) of ``cases``, its
+    result given to check(got, axis, decreasing, exclusive, where); ``a`` must come out unchanged."""
+    snap = snapshot(a)
+    for axis, direction, dec, exc in cases:
+        check(call(a, axis, direction=direction, exclusive=exc), axis, dec, exc,
+              f"{label} axis={axis} direction={direction!r} exclusive={exc}")
+    assert_unchanged(a, snap)
 
 
 def stepped_reversed_out(shape, dtype, fill):
@@ -53,3 +65,13 @@ def stepped_reversed_out(shape, dtype, fill):
     outside = np.ones(buf.shape, dtype=bool)
     outside[view] = False
     return buf[view], buf, outside
+
+
+def check_in_place(base, layout, call, check, label):
+    """call(a, axis, direction=, exclusive=, out=a) on a fresh ``apply_layout(base, layout)`` for every axis of
+    ``base`` (and -1), both string directions and both modes; check(a, before, axis, decreasing, exclusive, where)."""
+    for axis, direction, dec, exc in scan_cases(base.ndim, [*range(base.ndim), -1], DIRECTIONS[:2]):
+        a = apply_layout(base, layout)
+        before = a.copy()
+        assert call(a, axis, direction=direction, exclusive=exc, out=a) is a
+        check(a, before, axis, dec, exc, f"in place {label} {layout} axis={axis} {direction} exclusive={exc}")

@@ -3,6 +3,8 @@
 and kernel path, out= and in place; exact (a running extremum never rounds). The indices of cummax / cummin are
 in test_extrema_indices.py."""
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -11,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 import simdscan
 from data import seed_of
-from params import DIRECTIONS, all_axes, scan_cases, stepped_reversed_out
+from params import DIRECTIONS, all_axes, check_cases, check_in_place, scan, scan_cases, stepped_reversed_out
 from family_reference import (
     EXTREMA_DTYPES,
     EXTREMA_OPS,
@@ -19,22 +21,17 @@ from family_reference import (
     EXTREMA_PATH_IDS,
     NAN_EXTREMA_OPS,
     VARIANTS,
-    assert_same_bits,
     check_extremum,
+    check_extremum_pair,
     extrema_data,
     extremum_identity,
 )
-from reference import LAYOUTS, PATHS, apply_layout, assert_unchanged, snapshot
+from reference import LAYOUTS, apply_layout
 
 pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
 
 OPS4 = EXTREMA_OPS + NAN_EXTREMA_OPS
 DT_IDS = [d.name for d in EXTREMA_DTYPES]
-
-
-def call(op, a, axis=None, decreasing=False, exclusive=False, **kw):
-    return getattr(simdscan, op)(a, axis, direction="decreasing" if decreasing else "increasing",
-                                 exclusive=exclusive, **kw)
 
 
 # --------------------------------------------------------------------------
@@ -56,7 +53,7 @@ def test_the_four_cases_by_hand():
     ]
     for op, dec, exc, want in cases:
         for func in (op, "nan" + op):
-            got = call(func, x, decreasing=dec, exclusive=exc)
+            got = scan(func, x, decreasing=dec, exclusive=exc)
             assert got.dtype == np.int32
             np.testing.assert_array_equal(got, np.array(want, dtype=np.int32), err_msg=f"{func} {dec} {exc}")
 
@@ -76,7 +73,7 @@ def test_nan_propagates_and_nan_is_skipped_by_hand():
         ("nancummin", True, True, [1, 1, 1, 1, 7, inf]),
     ]
     for op, dec, exc, want in cases:
-        got = call(op, x, decreasing=dec, exclusive=exc)
+        got = scan(op, x, decreasing=dec, exclusive=exc)
         np.testing.assert_array_equal(got, np.array(want), err_msg=f"{op} decreasing={dec} exclusive={exc}")
 
 
@@ -103,7 +100,7 @@ def test_exclusive_identity(op, dtype):
     for axis in (0, 1, -1):
         first = [slice(None)] * 2
         for dec in (False, True):
-            got = call(op, x, axis, dec, True)
+            got = scan(op, x, axis, dec, True)
             first[axis] = -1 if dec else 0
             assert np.all(got[tuple(first)] == ident), (op, dtype, axis, dec, got[tuple(first)])
             check_extremum(got, op, x, axis, dec, True)
@@ -113,11 +110,11 @@ def test_exclusive_identity(op, dtype):
 def test_bool(op):
     x = np.array([False, False, True, False, True])
     m = op.endswith("max")
-    assert call(op, x).dtype == np.bool_
-    np.testing.assert_array_equal(call(op, x), [False, False, True, True, True] if m else [False] * 5)
-    np.testing.assert_array_equal(call(op, x, exclusive=True),
+    assert scan(op, x).dtype == np.bool_
+    np.testing.assert_array_equal(scan(op, x), [False, False, True, True, True] if m else [False] * 5)
+    np.testing.assert_array_equal(scan(op, x, exclusive=True),
                                   [False, False, False, True, True] if m else [True, False, False, False, False])
-    np.testing.assert_array_equal(call(op, x, decreasing=True, exclusive=True),
+    np.testing.assert_array_equal(scan(op, x, decreasing=True, exclusive=True),
                                   [True, True, True, True, False] if m else [False, False, False, True, True])
 
 
@@ -136,7 +133,7 @@ def test_float_special_values(op, dtype):
         pool = specials[1:] if trial % 2 else specials  # half the lines without NaN: infinities, zeros decide
         x = np.array(rng.choice(np.array(pool, dtype=dtype), size=n), dtype=dtype)
         for dec, exc in VARIANTS:
-            check_extremum(call(op, x, 0, dec, exc), op, x, 0, dec, exc, f"{op} {dtype} {x!r} {dec} {exc}")
+            check_extremum(scan(op, x, 0, dec, exc), op, x, 0, dec, exc, f"{op} {dtype} {x!r} {dec} {exc}")
 
 
 @pytest.mark.parametrize("dtype", [d for d in EXTREMA_DTYPES if d.kind in "iu"], ids=lambda d: d.name)
@@ -150,48 +147,52 @@ def test_integer_limits(op, dtype):
     for _ in range(30):
         x = rng.choice(pool, size=int(rng.integers(1, 90)))
         for dec, exc in VARIANTS:
-            check_extremum(call(op, x, 0, dec, exc), op, x, 0, dec, exc)
+            check_extremum(scan(op, x, 0, dec, exc), op, x, 0, dec, exc)
 
 
 # --------------------------------------------------------------------------
 # every dtype, axis, direction, layout
 # --------------------------------------------------------------------------
+#: (function, return_indices): every running extremum, and cummax / cummin with their indices too
+SCANS = [(op, False) for op in OPS4] + [(op, True) for op in EXTREMA_OPS]
+SCAN_IDS = [op + ("-indices" if indices else "") for op, indices in SCANS]
+
+
+def scan_and_check(op, indices, a, fast=False):
+    """check_cases' call and check for ``op`` (with its indices checked too when ``indices``)."""
+    if not indices:
+        return getattr(simdscan, op), lambda got, *case: check_extremum(got, op, a, *case)
+    return (functools.partial(getattr(simdscan, op), return_indices=True),
+            lambda got, *case: check_extremum_pair(got, op, a, *case, fast=fast))
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", EXTREMA_DTYPES, ids=DT_IDS)
-@pytest.mark.parametrize("op", OPS4)
-def test_every_layout_axis_direction(op, dtype, layout):
-    rng = np.random.default_rng(seed_of("layouts", op, dtype.name, layout))
+@pytest.mark.parametrize("op, indices", SCANS, ids=SCAN_IDS)
+def test_every_layout_axis_direction(op, indices, dtype, layout):
+    rng = np.random.default_rng(seed_of("layouts", op, indices, dtype.name, layout))
     a = apply_layout(extrema_data(rng, (4, 5, 6), dtype, nan=0.06), layout)
-    snap = snapshot(a)
-    for axis, direction, dec, exc in scan_cases(3):
-        got = getattr(simdscan, op)(a, axis, direction=direction, exclusive=exc)
-        check_extremum(got, op, a, axis, dec, exc,
-                      f"{op} {dtype} {layout} axis={axis} direction={direction!r} exclusive={exc}")
-    assert_unchanged(a, snap)
+    check_cases(a, scan_cases(3), *scan_and_check(op, indices, a), f"{op} {dtype} {layout}")
 
 
 @pytest.mark.parametrize("dtype, path", EXTREMA_PATH_CASES, ids=EXTREMA_PATH_IDS)
-@pytest.mark.parametrize("op", OPS4)
-def test_kernel_paths(op, dtype, path):
-    rng = np.random.default_rng(seed_of("paths", op, dtype.name, path.name))
+@pytest.mark.parametrize("op, indices", SCANS, ids=SCAN_IDS)
+def test_kernel_paths(op, indices, dtype, path):
+    rng = np.random.default_rng(seed_of("paths", op, indices, dtype.name, path.name))
     line = path.shape[path.axis]
     a, axis = path.build(lambda shape: extrema_data(rng, shape, dtype, nan=min(0.3, 3.0 / line)))
-    for dec, exc in VARIANTS:
-        check_extremum(call(op, a, axis, dec, exc), op, a, axis, dec, exc,
-                      f"{op} {dtype} {path.name} decreasing={dec} exclusive={exc}")
+    check_cases(a, scan_cases(a.ndim, [axis]), *scan_and_check(op, indices, a, fast=True), f"{op} {dtype} {path.name}")
 
 
-@pytest.mark.parametrize("op", OPS4)
-def test_short_lengths(op):
+@pytest.mark.parametrize("op, indices", SCANS, ids=SCAN_IDS)
+def test_short_lengths(op, indices):
     """Every length around the register widths, 1-D and as rows."""
-    for dtype in ("int8", "uint16", "int32", "float16", "float32", "float64", "int64", "bool"):
+    for dtype in ("int8", "uint16", "int32", "uint64", "float16", "float32", "float64", "int64", "bool"):
         for n in list(range(0, 40)) + [63, 64, 65, 127, 128, 129, 255, 256, 257]:
-            rng = np.random.default_rng(seed_of("short", op, dtype, n))
+            rng = np.random.default_rng(seed_of("short", op, indices, dtype, n))
             a = extrema_data(rng, (3, n), dtype, nan=0.05)
-            for axis in (0, 1):
-                for dec, exc in VARIANTS:
-                    check_extremum(call(op, a, axis, dec, exc), op, a, axis, dec, exc,
-                                  f"{op} {dtype} n={n} axis={axis} decreasing={dec} exclusive={exc}")
+            check_cases(a, scan_cases(2, (0, 1, None), DIRECTIONS[:2]), *scan_and_check(op, indices, a),
+                        f"{op} {dtype} n={n}")
 
 
 @pytest.mark.parametrize("op", OPS4)
@@ -212,20 +213,25 @@ def test_0d_and_empty(op):
 # out= and in place
 # --------------------------------------------------------------------------
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int8", "int64", "uint32", "bool"])
-@pytest.mark.parametrize("op", OPS4)
-def test_out_of_any_strides(op, dtype):
-    rng = np.random.default_rng(seed_of("out", op, dtype))
+@pytest.mark.parametrize("op, indices", SCANS, ids=SCAN_IDS)
+def test_out_of_any_strides(op, indices, dtype):
+    """out= stepped and reversed inside a larger buffer, or transposed; with indices, out=(values, indices)."""
+    rng = np.random.default_rng(seed_of("out", op, indices, dtype))
     a = extrema_data(rng, (6, 7), dtype, nan=0.1)
-    for axis in (None, 0, 1, -2):
-        for dec, exc in VARIANTS:
-            shape = (a.size,) if axis is None else a.shape
-            out, buf, outside = stepped_reversed_out(shape, dtype, 0)
-            assert call(op, a, axis, dec, exc, out=out) is out
-            check_extremum(out, op, a, axis, dec, exc)
-            assert np.all(buf[outside] == 0), "wrote outside out"
-            tout = np.zeros(shape[::-1], dtype=np.dtype(dtype).newbyteorder("=")).T
-            assert call(op, a, axis, dec, exc, out=tout) is tout
-            check_extremum(tout, op, a, axis, dec, exc)
+    call, check = scan_and_check(op, indices, a)
+    out_dtypes = (np.dtype(dtype), np.dtype(np.intp)) if indices else (np.dtype(dtype),)
+    for axis, direction, dec, exc in scan_cases(2, (None, 0, 1, -2), DIRECTIONS[:2]):
+        shape = (a.size,) if axis is None else a.shape
+        stepped = [stepped_reversed_out(shape, dt, 77) for dt in out_dtypes]
+        before = [buf.copy() for _, buf, _ in stepped]
+        transposed = [np.zeros(shape[::-1], dtype=dt).T for dt in out_dtypes]
+        for outs in ([view for view, _, _ in stepped], transposed):
+            out = tuple(outs) if indices else outs[0]
+            got = call(a, axis, direction=direction, exclusive=exc, out=out)
+            assert (got[0] is out[0] and got[1] is out[1]) if indices else got is out
+            check(got, axis, dec, exc, f"{op} {dtype} axis={axis} {direction} exclusive={exc}")
+        for (_, buf, outside), buf_before in zip(stepped, before):
+            assert np.array_equal(buf[outside], buf_before[outside]), "wrote outside out"
 
 
 @pytest.mark.parametrize("layout", ["C", "fortran", "reversed", "stepped", "transposed"])
@@ -233,15 +239,8 @@ def test_out_of_any_strides(op, dtype):
 @pytest.mark.parametrize("op", OPS4)
 def test_in_place(op, dtype, layout):
     rng = np.random.default_rng(seed_of("in place", op, dtype, layout))
-    base = extrema_data(rng, (5, 4, 300), dtype, nan=0.01)
-    for axis in (0, 1, 2, -1):
-        for direction, dec in DIRECTIONS[:2]:
-            for exc in (False, True):
-                a = apply_layout(base, layout)
-                copy = a.copy()
-                assert getattr(simdscan, op)(a, axis, direction=direction, exclusive=exc, out=a) is a
-                check_extremum(a, op, copy, axis, dec, exc, f"in place {op} {dtype} {layout} axis={axis} "
-                                                           f"{direction} exclusive={exc}")
+    check_in_place(extrema_data(rng, (5, 4, 300), dtype, nan=0.01), layout, getattr(simdscan, op),
+                   lambda a, before, *case: check_extremum(a, op, before, *case), f"{op} {dtype}")
 
 
 # --------------------------------------------------------------------------
@@ -263,4 +262,4 @@ def test_matches_numpy_on_any_values(a, op, data):
     exc = data.draw(st.booleans(), label="exclusive")
     if data.draw(st.booleans(), label="byteswapped") and a.dtype.itemsize > 1:
         a = a.astype(a.dtype.newbyteorder("S"))
-    check_extremum(call(op, a, axis, dec, exc), op, a, axis, dec, exc)
+    check_extremum(scan(op, a, axis, dec, exc), op, a, axis, dec, exc)

@@ -13,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 import simdscan
 from data import seed_of
 from params import DIRECTIONS, stepped_reversed_out
-from family_reference import VARIANTS, assert_same_bits, check_logcumsumexp, logcumsumexp_result_dtype
+from family_reference import VARIANTS, check_logcumsumexp, logcumsumexp_result_dtype
 from reference import LAYOUTS, PATHS, apply_layout, assert_unchanged, snapshot
 
 pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
