@@ -41,6 +41,8 @@ source=$(python -c 'import simdscan._core as c; print(c.xsimd_source, c.xsimd_ve
 [ "${source%% *}" = pythran ] || die "the build took xsimd '$source', not the pythran package's headers"
 echo "xsimd: $source"
 
-# The slow tests are off unless asked for (tests/conftest.py): this phase is where CI runs them.
-echo "+ HYPOTHESIS_PROFILE=ci PYTEST_ADDOPTS=--run-slow $test_cmd"
-HYPOTHESIS_PROFILE=ci PYTEST_ADDOPTS=--run-slow bash -c "$test_cmd" || die "$test_cmd"
+# The slow tests are off unless asked for (tests/conftest.py): this phase is where CI runs them, on every core that
+# .ci/run allows (PYTEST_XDIST_AUTO_NUM_WORKERS, which `-n auto` reads).
+export HYPOTHESIS_PROFILE=ci PYTEST_ADDOPTS="--run-slow -n auto"
+echo "+ HYPOTHESIS_PROFILE=$HYPOTHESIS_PROFILE PYTEST_ADDOPTS='$PYTEST_ADDOPTS' $test_cmd"
+bash -c "$test_cmd" || die "$test_cmd"
