@@ -9,7 +9,10 @@ import doctest
 import importlib
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+import simdscan
 
 MODULES = ["simdscan", "simdscan.dask", "simdscan.__main__"]
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -17,7 +20,9 @@ BENCHMARK_MODULES = ["workloads", "bench"]
 
 
 def check_examples(name, module):
-    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, verbose=False)
+    # np and simdscan are at hand in every example, as in NumPy's doctests.
+    result = doctest.testmod(module, extraglobs={"np": np, "simdscan": simdscan},
+                             optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, verbose=False)
     assert result.attempted > 0, f"{name} has no docstring examples"
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples in {name} failed (report above)"
 
@@ -37,8 +42,6 @@ def test_benchmark_docstring_examples(name, monkeypatch):
 
 def test_cumsum_help_explains_every_flag():
     """help(simdscan.cumsum) documents each parameter and draws the four cases; cumprod points to it."""
-    import simdscan
-
     doc = simdscan.cumsum.__doc__ or ""
     for parameter in ("a : ", "axis : ", "direction : ", "exclusive : ", "dtype : ", "out : "):
         assert f"\n    {parameter}" in doc, f"cumsum's docstring does not describe {parameter.strip(' :')}"

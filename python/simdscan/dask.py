@@ -47,8 +47,6 @@ from __future__ import annotations
 from typing import Any, Optional
 
 import dask.array as da
-import numpy as np  # the examples below use np and simdscan as well
-import simdscan
 
 from ._dask_scan import _Direction, _scan
 

@@ -83,22 +83,13 @@ void run_indexed(const Plan& plan, const TypedKernels<C, C>& kernels, bool exclu
     const std::ptrdiff_t bytes = plan.lines * plan.n * std::ptrdiff_t(sizeof(S) + sizeof(std::int64_t));
     parallel_ranges(plan.lines, threads_for(bytes), [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
         IndexedLines<S, C> lines(plan, kernels, exclusive, decreasing, table);
-        std::vector<std::ptrdiff_t> coordinate(plan.others.size());
-        for (std::ptrdiff_t line = begin; line < end; ++line) {
-            std::ptrdiff_t rest = line;
-            std::ptrdiff_t in_offset = 0;
-            std::ptrdiff_t out_offset = 0;
-            std::ptrdiff_t indices_offset = 0;
-            for (std::size_t d = plan.others.size(); d-- > 0;) {
-                const Dim& dim = plan.others[d];
-                const std::ptrdiff_t at = rest % dim.size;
-                rest /= dim.size;
-                in_offset += at * dim.in_stride;
-                out_offset += at * dim.out_stride;
-                indices_offset += at * dim.indices_stride;
+        const Dim inner = innermost(plan);
+        for_each_run(plan.others, begin, end, [&](const LineOffsets& first, std::ptrdiff_t count) {
+            for (std::ptrdiff_t r = 0; r < count; ++r) {
+                lines.scan(plan.in + first.in + r * inner.in_stride, plan.out + first.out + r * inner.out_stride,
+                           plan.indices + first.indices + r * inner.indices_stride);
             }
-            lines.scan(plan.in + in_offset, plan.out + out_offset, plan.indices + indices_offset);
-        }
+        });
     });
 }
 

@@ -117,22 +117,20 @@ void run_lines(const Job<S, C, State>& job, MakeEngine&& make_engine) {
     const Dim inner = innermost(plan);
     const std::size_t threads = threads_for(job);
     if (plan.n > chunk_elements<C>() && std::ptrdiff_t(threads) > plan.lines) {
-        for_each_run(plan.others, 0, plan.lines, [&](std::ptrdiff_t in_offset, std::ptrdiff_t out_offset,
-                                                     std::ptrdiff_t count) {
+        for_each_run(plan.others, 0, plan.lines, [&](const LineOffsets& first, std::ptrdiff_t count) {
             for (std::ptrdiff_t r = 0; r < count; ++r) {
-                scan_line_parallel(job.kernels, plan.n, make_engine, plan.in + in_offset + r * inner.in_stride,
-                                   plan.out + out_offset + r * inner.out_stride, threads);
+                scan_line_parallel(job.kernels, plan.n, make_engine, plan.in + first.in + r * inner.in_stride,
+                                   plan.out + first.out + r * inner.out_stride, threads);
             }
         });
         return;
     }
     parallel_ranges(plan.lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
         auto engine = make_engine();
-        for_each_run(plan.others, begin, end, [&](std::ptrdiff_t in_offset, std::ptrdiff_t out_offset,
-                                                  std::ptrdiff_t count) {
+        for_each_run(plan.others, begin, end, [&](const LineOffsets& first, std::ptrdiff_t count) {
             for (std::ptrdiff_t r = 0; r < count; ++r) {
-                scan_line_chunked(job.kernels, plan.n, engine, plan.in + in_offset + r * inner.in_stride,
-                                  plan.out + out_offset + r * inner.out_stride);
+                scan_line_chunked(job.kernels, plan.n, engine, plan.in + first.in + r * inner.in_stride,
+                                  plan.out + first.out + r * inner.out_stride);
             }
         });
     });
@@ -150,10 +148,9 @@ void run_direct(const Job<S, C, State>& job) {
     const std::ptrdiff_t first = reverse ? plan.n - 1 : 0;
     const Dim inner = innermost(plan);
     parallel_ranges(plan.lines, threads_for(job), [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-        for_each_run(plan.others, begin, end, [&](std::ptrdiff_t in_offset, std::ptrdiff_t out_offset,
-                                                  std::ptrdiff_t count) {
-            job.kernels.rows[reverse](plan.in + in_offset + first * plan.in_step,
-                                      plan.out + out_offset + first * plan.out_step, plan.n, count, inner.in_stride,
+        for_each_run(plan.others, begin, end, [&](const LineOffsets& run, std::ptrdiff_t count) {
+            job.kernels.rows[reverse](plan.in + run.in + first * plan.in_step,
+                                      plan.out + run.out + first * plan.out_step, plan.n, count, inner.in_stride,
                                       inner.out_stride, job.exclusive);
         });
     });
@@ -318,10 +315,9 @@ void run_outer(const Job<S, C, State>& job, bool buffered) {
         for (std::ptrdiff_t task = begin; task < end; ++task) {
             const std::ptrdiff_t tile = task % tiling.per_line;
             const std::ptrdiff_t line = task / tiling.per_line;
-            for_each_run(tiling.rest, line, line + 1, [&](std::ptrdiff_t in_offset, std::ptrdiff_t out_offset,
-                                                          std::ptrdiff_t) {
-                scanner.scan(plan.in + in_offset + tile * tiling.width * tiling.inner.in_stride,
-                             plan.out + out_offset + tile * tiling.width * tiling.inner.out_stride,
+            for_each_run(tiling.rest, line, line + 1, [&](const LineOffsets& first, std::ptrdiff_t) {
+                scanner.scan(plan.in + first.in + tile * tiling.width * tiling.inner.in_stride,
+                             plan.out + first.out + tile * tiling.width * tiling.inner.out_stride,
                              tiling.width_of(tile), tiling.inner);
             });
         }

@@ -59,13 +59,20 @@ inline Dim innermost(const Plan& plan) {
     return plan.others.empty() ? Dim{1, 0, 0, 0} : plan.others.back();
 }
 
-// Calls visit(in_offset, out_offset, count) for the lines [begin, end) in row-major order over `dims`, grouped in
-// runs of consecutive lines along the innermost axis.
+// Where a line starts: its byte offsets in the input, the output and the indices.
+struct LineOffsets {
+    std::ptrdiff_t in;
+    std::ptrdiff_t out;
+    std::ptrdiff_t indices;
+};
+
+// Calls visit(first, count) for the lines [begin, end) in row-major order over `dims`, grouped in runs of `count`
+// consecutive lines along the innermost axis, the run's first line at `first`.
 template <class Visit>
 void for_each_run(const std::vector<Dim>& dims, std::ptrdiff_t begin, std::ptrdiff_t end, Visit&& visit) {
     if (dims.empty()) {
         if (begin < end) {
-            visit(std::ptrdiff_t(0), std::ptrdiff_t(0), std::ptrdiff_t(1));
+            visit(LineOffsets{0, 0, 0}, std::ptrdiff_t(1));
         }
         return;
     }
@@ -78,14 +85,14 @@ void for_each_run(const std::vector<Dim>& dims, std::ptrdiff_t begin, std::ptrdi
     }
     std::ptrdiff_t line = begin;
     while (line < end) {
-        std::ptrdiff_t in_offset = 0;
-        std::ptrdiff_t out_offset = 0;
+        LineOffsets first{0, 0, 0};
         for (std::size_t d = 0; d < dims.size(); ++d) {
-            in_offset += index[d] * dims[d].in_stride;
-            out_offset += index[d] * dims[d].out_stride;
+            first.in += index[d] * dims[d].in_stride;
+            first.out += index[d] * dims[d].out_stride;
+            first.indices += index[d] * dims[d].indices_stride;
         }
         const std::ptrdiff_t count = std::min(dims[last].size - index[last], end - line);
-        visit(in_offset, out_offset, count);
+        visit(first, count);
         line += count;
         index[last] += count;
         for (std::size_t d = last; d > 0 && index[d] == dims[d].size; --d) {
