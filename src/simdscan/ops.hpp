@@ -204,6 +204,18 @@ template <bool Larger>
 struct Extremum : ExactState {
     template <class V>
     SIMDSCAN_FLATTEN static V apply(const V& a, const V& b) { return pick(either(beats(a, b), is_nan(a)), a, b); }
+    // Vectors: the ISA's max / min instructions. Where either operand is NaN, x86's return their second operand
+    // unchanged (and xsimd 8 and 14 pass them in opposite orders), so floats take both orders: one of the two is
+    // then the NaN, kept bit for bit.
+    template <class T, class A>
+    SIMDSCAN_FLATTEN static xsimd::batch<T, A> apply(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b) {
+        const xsimd::batch<T, A> one = extreme(a, b);
+        if constexpr (std::is_floating_point<T>::value) {
+            return pick(is_nan(one), one, extreme(b, a));
+        } else {
+            return one;
+        }
+    }
     template <class V>
     static auto beats(const V& a, const V& b) { return Larger ? a > b : a < b; }
     // The value no element beats, the result of an empty range: -inf / the type's lowest for a maximum.
@@ -218,6 +230,10 @@ struct Extremum : ExactState {
     }
     template <class T>
     static T identity() { return neutral<T>(); }
+
+private:
+    template <class B>
+    static B extreme(const B& a, const B& b) { return Larger ? xsimd::max(a, b) : xsimd::min(a, b); }
 };
 using Maximum = Extremum<true>;
 using Minimum = Extremum<false>;
