@@ -18,27 +18,14 @@ Directions = Union[Direction, str, Tuple[Union[Direction, str], ...]]
 Exclusives = Union[bool, Tuple[bool, ...]]
 
 
-def _check_one_axis(direction: Any, exclusive: Any) -> None:
-    """A tuple of directions or flags belongs to a tuple axis (a tuple is truthy: it would pass as exclusive)."""
-    if isinstance(direction, tuple):
-        raise TypeError(
-            "direction must be a simdscan.Direction or one of 'increasing', 'decreasing'; a tuple of them needs a "
-            "tuple axis, with one entry per axis"
-        )
-    if isinstance(exclusive, tuple):
-        raise TypeError("exclusive must be one flag; a tuple of them needs a tuple axis, with one entry per axis")
-
-
 def _cumsum_axis(a: Any, axis: Any, *, direction: Any, exclusive: Any, out: Any, dtype: Any = None,
                  compensated: bool = False) -> np.ndarray:
     """simdscan's sum along one axis (or None), straight to the core."""
-    _check_one_axis(direction, exclusive)
     return _core.scan("add", a, axis, direction, exclusive, dtype, out, compensated, False)
 
 
 def _cumprod_axis(a: Any, axis: Any, *, direction: Any, exclusive: Any, out: Any, dtype: Any = None) -> np.ndarray:
     """simdscan's product along one axis (or None), straight to the core."""
-    _check_one_axis(direction, exclusive)
     return _core.scan("multiply", a, axis, direction, exclusive, dtype, out, False, False)
 
 
@@ -221,8 +208,7 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
         summed: np.ndarray = scan_axes(_cumsum_axis, a, axis, direction=direction, exclusive=exclusive, out=out,
                                        dtype=dtype, compensated=compensated)
         return summed
-    return _cumsum_axis(a, axis, direction=direction, exclusive=exclusive, out=out, dtype=dtype,
-                        compensated=compensated)
+    return _core.scan("add", a, axis, direction, exclusive, dtype, out, compensated, False)
 
 
 def cumprod(a: Any, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
@@ -274,4 +260,4 @@ def cumprod(a: Any, axis: Axis = None, *, direction: Directions = "increasing", 
         multiplied: np.ndarray = scan_axes(_cumprod_axis, a, axis, direction=direction, exclusive=exclusive, out=out,
                                            dtype=dtype)
         return multiplied
-    return _cumprod_axis(a, axis, direction=direction, exclusive=exclusive, out=out, dtype=dtype)
+    return _core.scan("multiply", a, axis, direction, exclusive, dtype, out, False, False)

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "simdscan/dispatch.hpp"
 #include "simdscan/scan.hpp"
@@ -87,8 +88,10 @@ bool parse_direction(const py::handle& direction) {
         return direction.is(objects->decreasing);
     }
     if (!py::isinstance<py::str>(direction)) {
-        throw py::type_error("direction must be a simdscan.Direction or one of 'increasing', 'decreasing'; got " +
-                             std::string(Py_TYPE(direction.ptr())->tp_name));
+        throw py::type_error("direction must be a simdscan.Direction or one of 'increasing', 'decreasing'; " +
+                             std::string(PyTuple_Check(direction.ptr())
+                                             ? "a tuple of them needs a tuple axis, with one entry per axis"
+                                             : "got " + std::string(Py_TYPE(direction.ptr())->tp_name)));
     }
     const std::string text = direction.cast<std::string>();
     if (text == "increasing") return false;
@@ -182,15 +185,28 @@ bool truth(const py::object& x) {
     return value != 0;
 }
 
+// exclusive=: one flag (a tuple, truthy, would pass as True).
+bool parse_exclusive(const py::object& exclusive) {
+    if (PyTuple_Check(exclusive.ptr())) {
+        throw py::type_error("exclusive must be one flag; a tuple of them needs a tuple axis, with one entry per axis");
+    }
+    return truth(exclusive);
+}
+
 using simdscan::CumulativeOperator;
 
-CumulativeOperator parse_operator(const std::string& name) {
-    if (name == "add") return CumulativeOperator::summation;
-    if (name == "multiply") return CumulativeOperator::product;
-    if (name == "maximum") return CumulativeOperator::maximum;
-    if (name == "minimum") return CumulativeOperator::minimum;
-    if (name == "logaddexp") return CumulativeOperator::log_sum_exp;
-    throw py::value_error("unknown scan operator " + name);
+// The op by its ufunc's name, compared in place: no std::string is made on every call.
+CumulativeOperator parse_operator(const py::str& name) {
+    const std::pair<const char*, CumulativeOperator> known[] = {
+        {"add", CumulativeOperator::summation},   {"multiply", CumulativeOperator::product},
+        {"maximum", CumulativeOperator::maximum}, {"minimum", CumulativeOperator::minimum},
+        {"logaddexp", CumulativeOperator::log_sum_exp}};
+    for (const auto& [text, op] : known) {
+        if (PyUnicode_CompareWithASCIIString(name.ptr(), text) == 0) {
+            return op;
+        }
+    }
+    throw py::value_error("unknown scan operator " + py::repr(name).cast<std::string>());
 }
 
 // The dtype a scan returns when dtype= is not given: the input's own, except where the operator cannot take it.
@@ -248,7 +264,7 @@ py::object cumulative(CumulativeOperator op, const py::object& a, const py::obje
                       const py::object& dtype, const py::object& out, bool want_indices = false,
                       const py::object& indices_out = py::none()) {
     const bool reverse = parse_direction(direction);
-    const bool exclusive_flag = truth(exclusive);
+    const bool exclusive_flag = parse_exclusive(exclusive);
     // Subclasses (np.matrix, masked arrays) go through numpy.asarray, as numpy.cumsum's inputs do.
     py::array array = py::type::handle_of(a).is(objects->ndarray) ? py::reinterpret_borrow<py::array>(a)
                                                         : py::array(objects->asarray(a));
@@ -340,7 +356,7 @@ PYBIND11_MODULE(_core, m) {
     m.def("_initialise", &initialise, py::arg("direction_type"), "Called once by simdscan/__init__.py.");
     m.def(
         "scan",
-        [](const std::string& op, const py::object& a, const py::object& axis, const py::object& direction,
+        [](const py::str& op, const py::object& a, const py::object& axis, const py::object& direction,
            const py::object& exclusive, const py::object& dtype, const py::object& out, const py::object& compensated,
            bool skip_nan) {
             return cumulative(parse_operator(op), a, axis, direction, exclusive, truth(compensated), skip_nan, dtype,
@@ -351,7 +367,7 @@ PYBIND11_MODULE(_core, m) {
         "The scan of a along axis with op in add, multiply, maximum, minimum, logaddexp.");
     m.def(
         "scan_indexed",
-        [](const std::string& op, const py::object& a, const py::object& axis, const py::object& direction,
+        [](const py::str& op, const py::object& a, const py::object& axis, const py::object& direction,
            const py::object& exclusive, const py::object& out, const py::object& indices_out) {
             return cumulative(parse_operator(op), a, axis, direction, exclusive, false, false, py::none(), out, true,
                               indices_out);
