@@ -306,9 +306,10 @@ py::object cumulative(CumulativeOperator op, const py::object& a, const py::obje
         array = array.attr("copy")();
     }
     py::array result = have_out ? py::reinterpret_borrow<py::array>(out) : new_like(array, result_dtype);
-    py::array indices;
+    // A handle, not a py::array: pybind11's default-constructed array allocates one, on every call.
+    py::object indices;
     if (indexed) {
-        indices = !indices_out.is_none() ? py::reinterpret_borrow<py::array>(indices_out) : new_like(array, objects->intp);
+        indices = !indices_out.is_none() ? indices_out : py::object(new_like(array, objects->intp));
     }
 
     simdscan::CumulativeOperatorDesc desc;
@@ -321,7 +322,8 @@ py::object cumulative(CumulativeOperator op, const py::object& a, const py::obje
     desc.compensated = compensated;
     desc.skip_nan = skip_nan;
     if (indexed) {
-        desc.indices = view_of(indices, indices.mutable_data());
+        auto indices_array = py::reinterpret_borrow<py::array>(indices);
+        desc.indices = view_of(indices_array, indices_array.mutable_data());
     }
     if (array.size() >= gil_release_elements) {
         py::gil_scoped_release release;
