@@ -203,7 +203,7 @@ struct WidenedSummation : AdmitsEvery {
 template <bool Larger>
 struct Extremum : ExactState {
     template <class V>
-    SIMDSCAN_FLATTEN static V apply(const V& a, const V& b) { return pick(either(beats(a, b), is_nan(a)), a, b); }
+    static V apply(const V& a, const V& b) { return pick(either(beats(a, b), is_nan(a)), a, b); }
     // Vectors: the ISA's max / min instructions. Where either operand is NaN, x86's return their second operand
     // unchanged (and xsimd 8 and 14 pass them in opposite orders), so floats take both orders: one of the two is
     // then the NaN, kept bit for bit.
@@ -243,9 +243,7 @@ using Minimum = Extremum<false>;
 template <bool Larger>
 struct NaNSkippingExtremum : Extremum<Larger> {
     template <class V>
-    SIMDSCAN_FLATTEN static V apply(const V& a, const V& b) {
-        return pick(either(Extremum<Larger>::beats(a, b), is_nan(b)), a, b);
-    }
+    static V apply(const V& a, const V& b) { return pick(either(Extremum<Larger>::beats(a, b), is_nan(b)), a, b); }
     template <class T>
     static T neutral() { return std::numeric_limits<T>::quiet_NaN(); }
 };

@@ -334,8 +334,8 @@ void find_supplier(T x, T running, std::int64_t position, std::int64_t& supplier
 // TypedKernels::suppliers: a vector at a time, where no element equals its running value (and none is NaN) all of
 // its positions are the supplier's so far; elsewhere element by element.
 template <class A, class T>
-SIMDSCAN_FLATTEN void find_suppliers(const T* x, const T* values, std::int64_t* positions, std::ptrdiff_t n,
-                                     std::int64_t first, std::int64_t& supplier, bool& reached_nan) {
+void find_suppliers(const T* x, const T* values, std::int64_t* positions, std::ptrdiff_t n, std::int64_t first,
+                    std::int64_t& supplier, bool& reached_nan) {
     std::ptrdiff_t i = 0;
     if constexpr (is_vectorized<A, T>()) {
         using B = xsimd::batch<T, A>;
