@@ -80,22 +80,33 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double base, double
     if (xsimd::any(unordered) || !std::isfinite(reference) || reference - start > 650.0 || carry_underflows) {
         return false;
     }
+    // In passes over the block, each a loop of independent vectors but the short running-sum chain: one loop
+    // around exp, prefix and log would chain their latencies, about 180 cycles a vector, with little overlap.
     const B shift(reference);
     const B fill(0.0);
-    const B base_lanes(base);
+    alignas(A::alignment()) double sums[block];
+    for (std::ptrdiff_t at = 0; at < block; at += lanes) {
+        xsimd::exp(load_vector<B>(in + at) - shift).store_aligned(sums + at);
+    }
     B running(std::exp(carry - reference));
     for (std::ptrdiff_t step = 0; step < log_sum_exp_block_vectors; ++step) {
         const std::ptrdiff_t at = (Reverse ? log_sum_exp_block_vectors - 1 - step : step) * lanes;
-        const B terms = xsimd::exp(load_vector<B>(in + at) - shift);
-        const B prefix = vector_prefix<A, Summation, Reverse, 1, B::size>(terms, fill);
+        const B prefix = vector_prefix<A, Summation, Reverse, 1, B::size>(B::load_aligned(sums + at), fill);
         const B before = Exclusive ? shifted<A, Reverse, 1>(prefix, fill) : prefix;
-        B result = shift + xsimd::log(running + before);
+        (running + before).store_aligned(sums + at);
+        running = running + broadcast_total<A, Reverse>(prefix);
+    }
+    for (std::ptrdiff_t at = 0; at < block; at += lanes) {
+        (shift + xsimd::log(B::load_aligned(sums + at))).store_aligned(sums + at);
+    }
+    const B base_lanes(base);
+    for (std::ptrdiff_t at = 0; at < block; at += lanes) {
+        B result = B::load_aligned(sums + at);
         if constexpr (HasBase) {
             // As the element stored by a chunk scanned before its base was known, then rebased.
             result = LogAddExp::apply(base_lanes, rounded_to_element<T>(result));
         }
         store_vector(out + at, result);
-        running = running + broadcast_total<A, Reverse>(prefix);
     }
     carry = reference + std::log(first_lane(running));
     return true;
