@@ -86,7 +86,7 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double base, double
     const B fill(0.0);
     alignas(A::alignment()) double sums[block];
     for (std::ptrdiff_t at = 0; at < block; at += lanes) {
-        xsimd::exp(load_vector<B>(in + at) - shift).store_aligned(sums + at);
+        exp_nonpositive(load_vector<B>(in + at) - shift).store_aligned(sums + at);
     }
     B running(std::exp(carry - reference));
     for (std::ptrdiff_t step = 0; step < log_sum_exp_block_vectors; ++step) {
@@ -97,7 +97,7 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double base, double
         running = running + broadcast_total<A, Reverse>(prefix);
     }
     for (std::ptrdiff_t at = 0; at < block; at += lanes) {
-        (shift + xsimd::log(B::load_aligned(sums + at))).store_aligned(sums + at);
+        (shift + log_normal(B::load_aligned(sums + at))).store_aligned(sums + at);
     }
     const B base_lanes(base);
     for (std::ptrdiff_t at = 0; at < block; at += lanes) {

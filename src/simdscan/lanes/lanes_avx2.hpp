@@ -59,6 +59,9 @@ struct Lanes<xsimd::avx2> : HalfBlockLanes<xsimd::avx2, Lanes<xsimd::avx2>> {
         }
     }
 
+    static batch<double> multiply_add(const batch<double>& x, const batch<double>& y, const batch<double>& z) {
+        return _mm256_fmadd_pd(x, y, z);
+    }
     static batch<double> load_widened(const float* p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
     static void store_narrowed(float* p, const batch<double>& x) { _mm_storeu_ps(p, _mm256_cvtpd_ps(x)); }
 

@@ -56,6 +56,9 @@ struct Lanes<xsimd::avx512bw> : HalfBlockLanes<xsimd::avx512bw, Lanes<xsimd::avx
         }
     }
 
+    static batch<double> multiply_add(const batch<double>& x, const batch<double>& y, const batch<double>& z) {
+        return _mm512_fmadd_pd(x, y, z);
+    }
     static batch<double> load_widened(const float* p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
     static void store_narrowed(float* p, const batch<double>& x) { _mm256_storeu_ps(p, _mm512_cvtpd_ps(x)); }
 

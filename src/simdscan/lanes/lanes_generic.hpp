@@ -47,6 +47,12 @@ struct GenericLanes {
         return batch<T>(buf[0]);
     }
 
+    // x * y + z, fused where the ISA has the instruction (one rounding, not two): -ffp-contract=off keeps the
+    // compiler from fusing on its own, and xsimd 8.1's fma on AVX-512 multiplies and adds.
+    static batch<double> multiply_add(const batch<double>& x, const batch<double>& y, const batch<double>& z) {
+        return x * y + z;
+    }
+
     // float32 elements widened into a float64 register (as many as it has lanes), and narrowed back (rounding to
     // nearest): xsimd 8.1 has no converting load for these.
     static batch<double> load_widened(const float* p) {

@@ -31,6 +31,9 @@ struct Lanes<xsimd::neon64> : RegisterLanes<xsimd::neon64, Lanes<xsimd::neon64>>
     template <std::size_t Size>
     static uint8x16_t splat_first(uint8x16_t a) { return splat<Size, 0>(a); }
 
+    static batch<double> multiply_add(const batch<double>& x, const batch<double>& y, const batch<double>& z) {
+        return vfmaq_f64(z, x, y);
+    }
     static batch<double> load_widened(const float* p) { return vcvt_f64_f32(vld1_f32(p)); }
     static void store_narrowed(float* p, const batch<double>& x) { vst1_f32(p, vcvt_f32_f64(x)); }
 };
