@@ -21,8 +21,10 @@ from family_reference import (
     EXTREMA_PATH_IDS,
     NAN_EXTREMA_OPS,
     VARIANTS,
+    assert_same_bits,
     check_extremum,
     check_extremum_pair,
+    expected_extremum,
     extrema_data,
     extremum_identity,
 )
@@ -84,6 +86,23 @@ def test_all_nan_line_and_leading_nans():
     np.testing.assert_array_equal(simdscan.nancummin(x, 1, direction="decreasing"),
                                   [[nan] * 3, [4, 4, 4], [3, nan, nan]])
     np.testing.assert_array_equal(simdscan.cummax(x, 1), [[nan] * 3, [nan] * 3, [3, nan, nan]])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+def test_a_nan_anywhere_keeps_its_bits(op, dtype):
+    """One NaN with a payload (and the sign bit) at block edges, mid-block and in the tail of a 3000-element line:
+    from it on in scan order, every output has its bits, as np.maximum.accumulate's (the kernels take blocks
+    without NaN by the bare max / min instruction, the others with a NaN test at each step)."""
+    bits = np.uint32 if dtype == "float32" else np.uint64
+    payload = np.array(0xFFC00123 if dtype == "float32" else 0xFFF8000000000123, bits).view(dtype)
+    base = np.random.default_rng(seed_of("nan bits", op, dtype)).standard_normal(3000).astype(dtype)
+    for position in (0, 1, 255, 256, 511, 512, 1500, 2999):
+        x = base.copy()
+        x[position] = payload
+        for dec, exc in VARIANTS:
+            where = f"{op} {dtype} NaN at {position} decreasing={dec} exclusive={exc}"
+            assert_same_bits(scan(op, x, decreasing=dec, exclusive=exc), expected_extremum(op, x, None, dec, exc), where)
 
 
 @pytest.mark.parametrize("dtype", EXTREMA_DTYPES, ids=DT_IDS)

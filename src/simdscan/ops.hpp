@@ -232,12 +232,23 @@ struct Extremum : ExactState {
     template <class T>
     static T identity() { return neutral<T>(); }
 
-private:
+protected:
     template <class B>
     static B extreme(const B& a, const B& b) { return Larger ? xsimd::max(a, b) : xsimd::min(a, b); }
 };
 using Maximum = Extremum<true>;
 using Minimum = Extremum<false>;
+
+// Extremum where no operand is NaN (the kernels check a block first): the ISA's max / min alone, the bits
+// Extremum::apply gives there, with no NaN test and select after each one.
+template <bool Larger>
+struct NaNFreeExtremum : Extremum<Larger> {
+    using Extremum<Larger>::apply;
+    template <class T, class A>
+    static xsimd::batch<T, A> apply(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b) {
+        return Extremum<Larger>::extreme(a, b);
+    }
+};
 
 // A running maximum or minimum that skips NaN, as numpy.fmax's: NaN is its neutral element, so the result is NaN only
 // until the first number. An empty range still gives -inf (+inf for a minimum).

@@ -112,6 +112,18 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double base, double
     return true;
 }
 
+// Whether any of n elements (a multiple of the lane count) is NaN.
+constexpr std::ptrdiff_t extremum_block_vectors = 32;
+template <class A, class T>
+bool has_nan(const T* p, std::ptrdiff_t n) {
+    using B = xsimd::batch<T, A>;
+    auto found = xsimd::isnan(B::load_unaligned(p));
+    for (std::ptrdiff_t i = std::ptrdiff_t(B::size); i < n; i += std::ptrdiff_t(B::size)) {
+        found = found | xsimd::isnan(B::load_unaligned(p + i));
+    }
+    return xsimd::any(found);
+}
+
 // Scans n contiguous elements onward from `carry`, the running state within the chunk, and returns the new one.
 // The modes are template parameters so that the loop carries no branch and no reload of the caller's state.
 template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase,
@@ -127,6 +139,20 @@ State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) 
             if (!log_sum_exp_block<A, T, Reverse, Exclusive, HasBase>(in + at, out + at, base, carry)) {
                 break;
             }
+        }
+        const std::ptrdiff_t rest_at = Reverse ? 0 : done;
+        return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(in + rest_at, out + rest_at, n - done, base, carry);
+    } else if constexpr (is_vectorized<A, T>() && std::is_floating_point<T>::value &&
+                         (std::is_same<Op, Maximum>::value || std::is_same<Op, Minimum>::value)) {
+        // Blocks of whole vectors, so every vector sits where one scan_steps over the span would put it: a block with
+        // no NaN (in its elements, the running value or the base) takes NaNFreeExtremum, the same bits for less work.
+        using Fast = NaNFreeExtremum<std::is_same<Op, Maximum>::value>;
+        constexpr std::ptrdiff_t block = extremum_block_vectors * std::ptrdiff_t(xsimd::batch<T, A>::size);
+        for (; done + block <= n; done += block) {
+            const std::ptrdiff_t at = Reverse ? n - done - block : done;
+            const bool nan_free = !std::isnan(carry) && !(HasBase && std::isnan(base)) && !has_nan<A>(in + at, block);
+            carry = nan_free ? scan_steps<A, T, Fast, Reverse, Exclusive, HasBase>(in + at, out + at, block, base, carry)
+                             : scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(in + at, out + at, block, base, carry);
         }
         const std::ptrdiff_t rest_at = Reverse ? 0 : done;
         return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(in + rest_at, out + rest_at, n - done, base, carry);
