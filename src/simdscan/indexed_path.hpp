@@ -36,9 +36,19 @@ public:
         for (std::ptrdiff_t begin = 0; begin < plan_.n; begin += block) {
             const std::ptrdiff_t count = std::min(block, plan_.n - begin);
             const C* x = staging_.load(in + begin * plan_.in_step, plan_.in_step, count);
-            C* values = values_.data();  // not staging's buffer: a converted block's x lies there
+            char* value_target = out + begin * plan_.out_step;
+            char* target = indices + begin * plan_.indices_step;
+            // Inclusive increasing scans into plain arrays write both straight to them (not in place: x is read
+            // after its values are written); the others go through the buffers (not staging's: a converted x
+            // lies there).
+            const bool direct_values = !exclusive_ && in != out && std::is_same<S, C>::value && !plan_.out_swapped &&
+                                       is_array_of<C>(value_target, plan_.out_step);
+            const bool direct_positions =
+                !exclusive_ && !decreasing_ && is_array_of<std::int64_t>(target, plan_.indices_step);
+            C* values = direct_values ? reinterpret_cast<C*>(value_target) : values_.data();
+            std::int64_t* positions = direct_positions ? reinterpret_cast<std::int64_t*>(target) : positions_.data();
             kernels_.scan[0](x, values, count, st, false);  // inclusive: the suppliers are found from these
-            kernels_.suppliers(x, values, positions_.data(), count, begin, supplier, reached_nan);
+            kernels_.suppliers(x, values, positions, count, begin, supplier, reached_nan);
             if (exclusive_) {
                 const C last_value = values[count - 1];
                 const std::int64_t last_position = positions_[std::size_t(count - 1)];
@@ -49,8 +59,12 @@ public:
                 carried_value = last_value;
                 carried_position = last_position;
             }
-            staging_.store(values, out + begin * plan_.out_step, plan_.out_step, count);
-            char* target = indices + begin * plan_.indices_step;
+            if (!direct_values) {
+                staging_.store(values, value_target, plan_.out_step, count);
+            }
+            if (direct_positions) {
+                continue;
+            }
             if (!decreasing_ && plan_.indices_step == std::ptrdiff_t(sizeof(std::int64_t))) {
                 std::memcpy(target, positions_.data(), std::size_t(count) * sizeof(std::int64_t));
                 continue;
@@ -66,6 +80,12 @@ public:
 
 private:
     static constexpr std::ptrdiff_t block = Staging<S, C>::block;
+
+    // Whether places `step` bytes apart from p form an aligned array of E.
+    template <class E>
+    static bool is_array_of(const char* p, std::ptrdiff_t step) {
+        return step == std::ptrdiff_t(sizeof(E)) && reinterpret_cast<std::uintptr_t>(p) % alignof(E) == 0;
+    }
 
     const Plan& plan_;
     const TypedKernels<C, C>& kernels_;

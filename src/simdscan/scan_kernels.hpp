@@ -376,11 +376,17 @@ void find_suppliers(const T* x, const T* values, std::int64_t* positions, std::p
     std::ptrdiff_t i = 0;
     if constexpr (is_vectorized<A, T>()) {
         using B = xsimd::batch<T, A>;
+        using Positions = xsimd::batch<std::int64_t, A>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+        static_assert(lanes % std::ptrdiff_t(Positions::size) == 0, "whole position vectors per value vector");
         for (; i + lanes <= n && !reached_nan; i += lanes) {
             const B running = B::load_unaligned(values + i);
             if (!xsimd::any((B::load_unaligned(x + i) == running) | is_nan(running))) {
-                std::fill_n(positions + i, lanes, supplier);
+                // Vector stores: the build turns off auto-vectorisation, which std::fill_n would rely on.
+                const Positions same(supplier);
+                for (std::ptrdiff_t k = 0; k < lanes; k += std::ptrdiff_t(Positions::size)) {
+                    same.store_unaligned(positions + i + k);
+                }
                 continue;
             }
             for (std::ptrdiff_t lane = i; lane < i + lanes; ++lane) {
