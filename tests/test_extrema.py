@@ -102,7 +102,8 @@ def test_a_nan_anywhere_keeps_its_bits(op, dtype):
         x[position] = payload
         for dec, exc in VARIANTS:
             where = f"{op} {dtype} NaN at {position} decreasing={dec} exclusive={exc}"
-            assert_same_bits(scan(op, x, decreasing=dec, exclusive=exc), expected_extremum(op, x, None, dec, exc), where)
+            want = expected_extremum(op, x, None, dec, exc)
+            assert_same_bits(scan(op, x, decreasing=dec, exclusive=exc), want, where)
 
 
 @pytest.mark.parametrize("dtype", EXTREMA_DTYPES, ids=DT_IDS)

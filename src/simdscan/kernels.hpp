@@ -76,6 +76,10 @@ struct TypedKernels {
     // yet) and `reached_nan` carry from one call to the next along a line.
     using suppliers_fn = void (*)(const T* x, const T* values, std::int64_t* positions, std::ptrdiff_t n,
                                   std::int64_t first, std::int64_t& supplier, bool& reached_nan);
+    // Log-sum-exp only (null otherwise), whose base costs an exp and a log per element to put in front of an
+    // output: the op of n contiguous elements, a chunk's total, so that each chunk can be scanned from its base
+    // once the earlier totals are known (parallel.hpp), one exp per element dearer than the scan alone.
+    using total_fn = State (*)(const T* in, std::ptrdiff_t n);
 
     scan_fn scan[2];  // [reverse]
     rebase_fn rebase;
@@ -84,6 +88,7 @@ struct TypedKernels {
     advance_fn advance[2];  // [exclusive]
     apply_fn apply;
     suppliers_fn suppliers;
+    total_fn total;
     State neutral;  // x op neutral == x bit for bit (-0.0 for float sums)
     T identity;     // the value of an empty range (+0.0 for float sums)
 };

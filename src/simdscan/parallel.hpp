@@ -51,11 +51,25 @@ struct Chunks {
 
 // Scans a line of n elements chunk by chunk on the calling thread. An engine scans scan positions of a line:
 // scan(in, out, begin, length, st) in one go, or scan_local(in, local, ...) into a buffer and then
-// store_based(local, out, begin, length, base) with the earlier chunks' total in front (paths.hpp).
+// store_based(local, out, begin, length, base) with the earlier chunks' total in front (paths.hpp); total(in,
+// begin, length) is their op (kernels.total's).
 template <class C, class State, class Engine>
 void scan_line_chunked(const TypedKernels<C, State>& kernels, std::ptrdiff_t n, Engine& engine, const char* in,
                        char* out) {
     const Chunks chunks{n, chunk_elements<C>()};
+    if (kernels.total != nullptr) {
+        // Each chunk from its base, the op of the earlier chunks' totals, as scan_line_parallel does.
+        State base = kernels.neutral;
+        for (std::ptrdiff_t k = 0; k < chunks.count(); ++k) {
+            ScanState<State> st{kernels.neutral, base, false, k == 0};
+            engine.scan(in, out, chunks.begin(k), chunks.length(k), st);
+            if (k + 1 < chunks.count()) {
+                const State total = engine.total(in, chunks.begin(k), chunks.length(k));
+                base = k == 0 ? total : kernels.apply(base, total);
+            }
+        }
+        return;
+    }
     ScanState<State> st{kernels.neutral, kernels.neutral, false, true};
     for (std::ptrdiff_t k = 0; k < chunks.count(); ++k) {
         const State base_before = st.base;
@@ -81,7 +95,8 @@ C* thread_scratch(std::ptrdiff_t n) {
 // One line's chunks scanned by several threads in a single pass over memory (a chained scan): each thread scans
 // a chunk on its own into a cache-resident buffer, waits for the op of all earlier chunks (published by the
 // previous chunk's thread), publishes its own, then stores base op buffer. Chunks are taken in order, so the
-// oldest unpublished chunk always belongs to a running thread and the chain never deadlocks.
+// oldest unpublished chunk always belongs to a running thread and the chain never deadlocks. With kernels.total,
+// a thread takes its chunk's total instead, and once it has published scans the chunk from its base.
 template <class C, class State, class MakeEngine>
 void scan_line_parallel(const TypedKernels<C, State>& kernels, std::ptrdiff_t n, MakeEngine&& make_engine,
                         const char* in, char* out, std::size_t threads) {
@@ -98,19 +113,30 @@ void scan_line_parallel(const TypedKernels<C, State>& kernels, std::ptrdiff_t n,
         C* local = thread_scratch<C>(chunks.size);
         for (std::ptrdiff_t k = next.fetch_add(1); k < count; k = next.fetch_add(1)) {
             ScanState<State> st{kernels.neutral, kernels.neutral, false, k == 0};
-            engine.scan_local(in, local, chunks.begin(k), chunks.length(k), st);
+            const bool by_total = kernels.total != nullptr;
+            if (by_total) {
+                st.local = engine.total(in, chunks.begin(k), chunks.length(k));
+            } else {
+                engine.scan_local(in, local, chunks.begin(k), chunks.length(k), st);
+            }
+            const State own = st.local;  // the chunk's total
             const State* base = nullptr;
             if (k == 0) {
-                published[0] = st.local;
+                published[0] = own;
             } else {
                 while (!ready[std::size_t(k - 1)].load(std::memory_order_acquire)) {
                     std::this_thread::yield();
                 }
                 base = &published[std::size_t(k - 1)];
-                published[std::size_t(k)] = kernels.apply(*base, st.local);
+                published[std::size_t(k)] = kernels.apply(*base, own);
             }
             ready[std::size_t(k)].store(true, std::memory_order_release);
-            engine.store_based(local, out, chunks.begin(k), chunks.length(k), base);
+            if (by_total) {
+                st.local = base != nullptr ? *base : kernels.neutral;
+                engine.scan(in, out, chunks.begin(k), chunks.length(k), st);
+            } else {
+                engine.store_based(local, out, chunks.begin(k), chunks.length(k), base);
+            }
         }
     });
 }

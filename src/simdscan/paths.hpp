@@ -45,6 +45,9 @@ struct DirectEngine {
         job.kernels.scan[job.plan.in_step < 0](reinterpret_cast<const C*>(in + at * job.plan.in_step), local,
                                                length, st, job.exclusive);
     }
+    State total(const char* in, std::ptrdiff_t begin, std::ptrdiff_t length) const {
+        return job.kernels.total(reinterpret_cast<const C*>(in + first(begin, length) * job.plan.in_step), length);
+    }
     void store_based(const C* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, const State* base) {
         C* to = reinterpret_cast<C*>(out + first(begin, length) * job.plan.out_step);
         if (base != nullptr) {
@@ -77,6 +80,17 @@ public:
             const std::ptrdiff_t count = std::min(block, length - done);
             job_.kernels.scan[0](load(in, begin + done, count), local + done, count, st, job_.exclusive);
         }
+    }
+
+    // The op of scan positions [begin, begin + length), block by block in scan order.
+    State total(const char* in, std::ptrdiff_t begin, std::ptrdiff_t length) {
+        State result = job_.kernels.neutral;
+        for (std::ptrdiff_t done = 0; done < length; done += block) {
+            const std::ptrdiff_t count = std::min(block, length - done);
+            const State part = job_.kernels.total(load(in, begin + done, count), count);
+            result = done == 0 ? part : job_.kernels.apply(result, part);
+        }
+        return result;
     }
 
     void store_based(const C* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, const State* base) {

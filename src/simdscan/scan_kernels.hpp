@@ -55,8 +55,8 @@ State scan_steps(const T* in, T* out, std::ptrdiff_t n, State base, State carry)
 // running sum then stays above exp(-650), a normal double, and an element whose exp(x - reference) underflows lies
 // over 58 below the running value, adding less than 2^-80 of it.
 constexpr std::ptrdiff_t log_sum_exp_block_vectors = 32;
-template <class A, class T, bool Reverse, bool Exclusive, bool HasBase>
-SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double base, double& carry) {
+template <class A, class T, bool Reverse, bool Exclusive>
+SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double& carry) {
     using B = xsimd::batch<double, A>;
     constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
     constexpr std::ptrdiff_t block = log_sum_exp_block_vectors * lanes;
@@ -81,7 +81,7 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double base, double
         return false;
     }
     // In passes over the block, each a loop of independent vectors but the short running-sum chain: one loop
-    // around exp, prefix and log would chain their latencies, about 180 cycles a vector, with little overlap.
+    // around exp, prefix and log would chain their latencies, with little overlap between vectors.
     const B shift(reference);
     const B fill(0.0);
     alignas(A::alignment()) double sums[block];
@@ -97,19 +97,54 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double base, double
         running = running + broadcast_total<A, Reverse>(prefix);
     }
     for (std::ptrdiff_t at = 0; at < block; at += lanes) {
-        (shift + log_normal(B::load_aligned(sums + at))).store_aligned(sums + at);
-    }
-    const B base_lanes(base);
-    for (std::ptrdiff_t at = 0; at < block; at += lanes) {
-        B result = B::load_aligned(sums + at);
-        if constexpr (HasBase) {
-            // As the element stored by a chunk scanned before its base was known, then rebased.
-            result = LogAddExp::apply(base_lanes, rounded_to_element<T>(result));
-        }
-        store_vector(out + at, result);
+        store_vector(out + at, shift + log_normal(B::load_aligned(sums + at)));
     }
     carry = reference + std::log(first_lane(running));
     return true;
+}
+
+// The log-sum-exp of n contiguous elements, in double precision: their maximum m, then m + log(sum of exp(x - m)).
+// NaN among them gives NaN, +inf gives +inf, and all -inf (or none) gives -inf.
+template <class A, class T>
+double log_sum_exp_total(const T* in, std::ptrdiff_t n) {
+    using B = xsimd::batch<double, A>;
+    constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+    const std::ptrdiff_t vectors_end = n / lanes * lanes;
+    B largest(-std::numeric_limits<double>::infinity());
+    auto unordered = xsimd::isnan(largest);
+    for (std::ptrdiff_t i = 0; i < vectors_end; i += lanes) {
+        const B x = load_vector<B>(in + i);
+        unordered = unordered | xsimd::isnan(x);
+        largest = xsimd::max(largest, x);
+    }
+    alignas(A::alignment()) double lane_values[lanes];
+    largest.store_aligned(lane_values);
+    double reference = *std::max_element(lane_values, lane_values + lanes);
+    bool has_nan = xsimd::any(unordered);
+    for (std::ptrdiff_t i = vectors_end; i < n; ++i) {
+        has_nan = has_nan || std::isnan(double(in[i]));
+        reference = std::max(reference, double(in[i]));
+    }
+    if (has_nan) {
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+    if (std::isinf(reference)) {
+        return reference;
+    }
+    const B shift(reference);
+    B sums(0.0);
+    for (std::ptrdiff_t i = 0; i < vectors_end; i += lanes) {
+        sums = sums + exp_nonpositive(load_vector<B>(in + i) - shift);
+    }
+    sums.store_aligned(lane_values);
+    double sum = 0.0;
+    for (std::ptrdiff_t lane = 0; lane < lanes; ++lane) {
+        sum += lane_values[lane];
+    }
+    for (std::ptrdiff_t i = vectors_end; i < n; ++i) {
+        sum += exp_nonpositive(double(in[i]) - reference);
+    }
+    return reference + log_normal(sum);
 }
 
 // Whether any of n elements (a multiple of the lane count) is NaN.
@@ -130,13 +165,13 @@ template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase
           class State = typename Op::template state<T>>
 State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
     std::ptrdiff_t done = 0;
-    if constexpr (is_vectorized<A, T>() && std::is_same<Op, LogAddExp>::value) {
+    if constexpr (is_vectorized<A, T>() && std::is_same<Op, LogAddExp>::value && !HasBase) {
         // Block by block (log_sum_exp_block); from a block it declines (NaN, +inf, a leap of over 650) to the end of
-        // the span, the steps below.
+        // the span, the steps below. (Long lines scan each chunk from its base, by TypedKernels::total: no base.)
         constexpr std::ptrdiff_t block = log_sum_exp_block_vectors * std::ptrdiff_t(Op::template vector<T, A>::size);
         for (; done + block <= n; done += block) {
             const std::ptrdiff_t at = Reverse ? n - done - block : done;
-            if (!log_sum_exp_block<A, T, Reverse, Exclusive, HasBase>(in + at, out + at, base, carry)) {
+            if (!log_sum_exp_block<A, T, Reverse, Exclusive>(in + at, out + at, carry)) {
                 break;
             }
         }
@@ -144,15 +179,26 @@ State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) 
         return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(in + rest_at, out + rest_at, n - done, base, carry);
     } else if constexpr (is_vectorized<A, T>() && std::is_floating_point<T>::value &&
                          (std::is_same<Op, Maximum>::value || std::is_same<Op, Minimum>::value)) {
-        // Blocks of whole vectors, so every vector sits where one scan_steps over the span would put it: a block with
-        // no NaN (in its elements, the running value or the base) takes NaNFreeExtremum, the same bits for less work.
+        // The blocks in scan order up to the first with a NaN (none if the running value or the base is NaN) take
+        // NaNFreeExtremum, the same bits for less work, checked a window of blocks at a time (still in L1 when
+        // scanned); the rest, the full op. Whole blocks of vectors, so every vector sits where one scan_steps over
+        // the span would put it.
         using Fast = NaNFreeExtremum<std::is_same<Op, Maximum>::value>;
         constexpr std::ptrdiff_t block = extremum_block_vectors * std::ptrdiff_t(xsimd::batch<T, A>::size);
-        for (; done + block <= n; done += block) {
-            const std::ptrdiff_t at = Reverse ? n - done - block : done;
-            const bool nan_free = !std::isnan(carry) && !(HasBase && std::isnan(base)) && !has_nan<A>(in + at, block);
-            carry = nan_free ? scan_steps<A, T, Fast, Reverse, Exclusive, HasBase>(in + at, out + at, block, base, carry)
-                             : scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(in + at, out + at, block, base, carry);
+        constexpr std::ptrdiff_t window = 2 * block;
+        bool clean = !std::isnan(carry) && !(HasBase && std::isnan(base));
+        while (clean && done + block <= n) {
+            std::ptrdiff_t run = 0;
+            while (run < window && done + run + block <= n) {
+                if (has_nan<A>(in + (Reverse ? n - done - run - block : done + run), block)) {
+                    clean = false;
+                    break;
+                }
+                run += block;
+            }
+            const std::ptrdiff_t at = Reverse ? n - done - run : done;
+            carry = scan_steps<A, T, Fast, Reverse, Exclusive, HasBase>(in + at, out + at, run, base, carry);
+            done += run;
         }
         const std::ptrdiff_t rest_at = Reverse ? 0 : done;
         return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(in + rest_at, out + rest_at, n - done, base, carry);

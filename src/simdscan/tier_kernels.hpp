@@ -32,6 +32,11 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     } else {
         k.suppliers = nullptr;
     }
+    if constexpr (std::is_same<Op, LogAddExp>::value) {
+        k.total = &log_sum_exp_total<A, T>;
+    } else {
+        k.total = nullptr;
+    }
     k.neutral = Op::template neutral<T>();
     k.identity = Op::template identity<T>();
 }
