@@ -46,7 +46,8 @@ echo "$(basename "$sdist"): $(du -h "$sdist" | cut -f1)"
 tar -tzf "$sdist" | sed 's|^[^/]*/||' >"$work/sdist-files"
 for needed in pyproject.toml CMakeLists.txt README.md PKG-INFO \
               python/simdscan/__init__.py python/simdscan/__main__.py \
-              python/simdscan/dask.py python/simdscan/_core.cpp python/simdscan/_core.pyi python/simdscan/py.typed \
+              python/simdscan/dask.py python/simdscan/_core.cpp python/simdscan/_arrays.hpp python/simdscan/_core.pyi \
+              python/simdscan/py.typed \
               src/simdscan/executor.cpp src/simdscan/plan.cpp src/simdscan/parallel.cpp src/simdscan/dispatch.cpp \
               src/simdscan/kernels_baseline.cpp src/simdscan/kernels_tier.cpp.in cmake/tiers.cmake cmake/tier_build.cmake; do
   grep -qxF "$needed" "$work/sdist-files" || die "the sdist lacks $needed"

@@ -53,6 +53,16 @@ Compensated<B> shifted(const Compensated<B>& x, const Compensated<B>& fill) {
     return {shifted<A, Reverse, K>(x.sum, fill.sum), shifted<A, Reverse, K>(x.error, fill.error)};
 }
 
+template <class A, class Op, bool Reverse, std::size_t K, std::size_t LaneCount, class V>
+V vector_prefix(const V& x, const V& fill) {
+    // log2(lanes) steps of "add the lanes K places behind": an inclusive scan inside the register.
+    if constexpr (K < LaneCount) {
+        return vector_prefix<A, Op, Reverse, 2 * K, LaneCount>(Op::apply(x, shifted<A, Reverse, K>(x, fill)), fill);
+    } else {
+        return x;
+    }
+}
+
 // The lane holding the total (last in scan order) broadcast to all lanes.
 template <class A, bool Reverse, class T>
 xsimd::batch<T, A> broadcast_total(const xsimd::batch<T, A>& x) {
