@@ -37,6 +37,7 @@ class Workload:
     quick_shape: Optional[tuple[int, ...]] = None  # shape under --quick; None: the same as shape
     note: str = ""  # added to the label
     compensated: bool = False  # simdscan's compensated cumsum (NumPy and torch run their plain scans)
+    byteswapped: bool = False  # input and output stored in the opposite byte order to the machine's
 
     def label(self, quick: bool) -> str:
         """The workload's name in the table.
@@ -57,7 +58,8 @@ class Workload:
         flags = (" dec" if self.direction == "decreasing" else "") + (" excl" if self.exclusive else "")
         op = "" if self.op == "cumsum" else f"{self.op} "
         compensated = " compensated" if self.compensated else ""
-        return f"{op}{short[self.dtype]} {dims}{flags}{compensated}{self.note}"
+        swapped = " byte-swapped" if self.byteswapped else ""
+        return f"{op}{short[self.dtype]} {dims}{flags}{compensated}{swapped}{self.note}"
 
 
 KIB64, MB400 = 64 * 1024, 400_000_000
@@ -68,6 +70,7 @@ WORKLOADS = [
     Workload((4096, 4096), "float32", axis=0, quick_shape=(1024, 1024)),
     Workload((4096, 4096), "float32", axis=0, direction="decreasing", exclusive=True, quick_shape=(1024, 1024)),
     Workload((4096, 4096), "float32", axis=1, quick_shape=(1024, 1024)),
+    Workload((4096, 4096), "float32", axis=0, quick_shape=(1024, 1024), byteswapped=True),
     Workload((1_000_000, 8), "float32", axis=1, quick_shape=(62_500, 8)),
     Workload((10_000_000,), "float32", quick_shape=(625_000,)),
     Workload((10_000_000,), "float32", direction="decreasing", exclusive=True, quick_shape=(625_000,)),
@@ -122,7 +125,7 @@ def make_input(w: Workload, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
     else:
         hi = 1 if w.dtype == "float16" else 2  # a float16 row of 2048 stays exact at |sum| <= 2048
         x = rng.integers(-hi, hi + 1, size=full, dtype=np.int8)
-    x = x.astype(w.dtype)
+    x = x.astype(np.dtype(w.dtype).newbyteorder() if w.byteswapped else w.dtype)
     if "NaN" in w.note:
         x[rng.random(full) < 0.1] = np.nan
     return x[:: w.step] if w.step > 1 else x
