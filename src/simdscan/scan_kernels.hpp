@@ -24,6 +24,10 @@ namespace SIMDSCAN_TIER {
 template <class A, class T>
 constexpr bool is_vectorized() { return std::is_arithmetic<T>::value; }
 
+// Ops whose chunks are scanned from their base (TypedKernels::total): a scan state never has a base apart.
+template <class Op>
+constexpr bool scans_from_base() { return std::is_same<Op, LogAddExp>::value; }
+
 // The carry chain keeps few loads in flight out of cache; asking for data 2 KiB ahead keeps the memory busy.
 template <bool Reverse, class T>
 inline void prefetch_ahead(const T* at) {
@@ -55,7 +59,7 @@ template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase
           class State = typename Op::template state<T>>
 State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
     std::ptrdiff_t done = 0;
-    if constexpr (is_vectorized<A, T>() && std::is_same<Op, LogAddExp>::value && !HasBase) {
+    if constexpr (is_vectorized<A, T>() && scans_from_base<Op>()) {
         // Block by block (log_sum_exp_block); from a block it declines (NaN, +inf, a leap of over 650) to the end of
         // the span, the steps below. (Long lines scan each chunk from its base, by TypedKernels::total: no base.)
         constexpr std::ptrdiff_t block = log_sum_exp_block_vectors * std::ptrdiff_t(Op::template vector<T, A>::size);
@@ -142,23 +146,29 @@ State scan_steps(const T* in, T* out, std::ptrdiff_t n, State base, State carry)
     return carry;
 }
 
+template <class A, class T, class Op, bool Reverse, bool Exclusive, class State>
+State scan_span_of(const T* in, T* out, std::ptrdiff_t n, const ScanState<State>& st) {
+    if constexpr (scans_from_base<Op>()) {
+        return scan_span<A, T, Op, Reverse, Exclusive, false>(in, out, n, st.base, st.local);
+    } else {
+        return st.has_base ? scan_span<A, T, Op, Reverse, Exclusive, true>(in, out, n, st.base, st.local)
+                           : scan_span<A, T, Op, Reverse, Exclusive, false>(in, out, n, st.base, st.local);
+    }
+}
+
 template <class A, class T, class Op, bool Reverse, class State = typename Op::template state<T>>
 void scan_line(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive) {
     if (n == 0) {
         return;
     }
-    const State base = st.base;
-    const State carry = st.local;
     if (exclusive) {
-        st.local = st.has_base ? scan_span<A, T, Op, Reverse, true, true>(in, out, n, base, carry)
-                               : scan_span<A, T, Op, Reverse, true, false>(in, out, n, base, carry);
+        st.local = scan_span_of<A, T, Op, Reverse, true>(in, out, n, st);
         if (st.at_line_start) {
             // The empty range's value is the identity (+0.0 for sums), not the internal neutral -0.0.
             out[Reverse ? n - 1 : 0] = Op::template identity<T>();
         }
     } else {
-        st.local = st.has_base ? scan_span<A, T, Op, Reverse, false, true>(in, out, n, base, carry)
-                               : scan_span<A, T, Op, Reverse, false, false>(in, out, n, base, carry);
+        st.local = scan_span_of<A, T, Op, Reverse, false>(in, out, n, st);
     }
     st.at_line_start = false;
 }

@@ -16,7 +16,11 @@ template <class A, class T, class Op>
 void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     k.scan[0] = &scan_line<A, T, Op, false>;
     k.scan[1] = &scan_line<A, T, Op, true>;
-    k.rebase = &rebase<A, T, Op>;
+    if constexpr (scans_from_base<Op>()) {
+        k.rebase = nullptr;
+    } else {
+        k.rebase = &rebase<A, T, Op>;
+    }
     k.rows[0] = &scan_rows<A, T, Op, false>;
     k.rows[1] = &scan_rows<A, T, Op, true>;
     if constexpr (std::is_same<typename Op::template state<T>, T>::value && Op::admits_every) {
