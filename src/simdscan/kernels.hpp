@@ -56,7 +56,7 @@ struct TypedKernels {
     // range). out may equal in. Updates st.
     using scan_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive);
     // out = base op in, elementwise: puts an earlier chunks' total in front of a chunk scanned on its own. Null
-    // where total is not: such chunks are scanned from their base instead.
+    // where `total` is set: those chunks are scanned from their base instead.
     using rebase_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, State base);
     // Scans `rows` whole lines of n contiguous elements (n within one chunk); rows are byte strides apart.
     using rows_fn = void (*)(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows, std::ptrdiff_t in_stride,
