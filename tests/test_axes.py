@@ -220,7 +220,8 @@ def test_dtype_casts_into_out_and_compensated_reaches_every_axis():
 
 
 def test_scan_axes_calls_the_single_axis_scan():
-    """The generic helper: the first call reads a and gets dtype; the others scan the result in place."""
+    """The generic helper: the first call reads a, gets dtype and the first two axes (with their flags, which the
+    core scans in one pass where it can); the others scan the result in place."""
     calls = []
 
     def scan(a, axis, *, direction, exclusive, out, **options):
@@ -232,12 +233,13 @@ def test_scan_axes_calls_the_single_axis_scan():
     got = simdscan._axes.scan_axes(scan, a, (2, -3, 1), direction=("decreasing", "increasing", "increasing"),
                                    exclusive=True, out=out, dtype=np.int32, compensated=True)
     assert got is out
-    assert [c[1:4] for c in calls] == [(2, "decreasing", True), (0, "increasing", True), (1, "increasing", True)]
+    assert [c[1:4] for c in calls] == [((2, 0), ("decreasing", "increasing"), (True, True)),
+                                       (1, "increasing", True)]
     assert calls[0][0] is a and all(c[0] is out and c[4] is out for c in calls[1:])
     assert calls[0][5] == {"dtype": np.int32, "compensated": True}
     assert all(c[5] == {"compensated": True} for c in calls[1:])
     calls.clear()
-    made = simdscan._axes.scan_axes(scan, [[1, 2]], (0, 1))
+    made = simdscan._axes.scan_axes(scan, [[[1, 2]]], (0, 1, 2))
     assert calls[1][0] is made and calls[1][4] is made
     calls.clear()
     with pytest.raises(ValueError, match="return_indices"):

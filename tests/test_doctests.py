@@ -16,7 +16,7 @@ import simdscan
 
 MODULES = ["simdscan", "simdscan.dask", "simdscan.__main__"]
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-BENCHMARK_MODULES = ["workloads", "bench"]
+BENCHMARK_MODULES = ["workloads", "bench", "summed_area"]
 
 
 def check_examples(name, module):

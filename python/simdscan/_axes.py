@@ -97,7 +97,8 @@ def scan_axes(
     ----------
     scan : callable
         The scan along one axis, with cumsum's rules: ``scan(a, axis, *, direction=d, exclusive=e, out=o,
-        **options)`` takes an int ``axis``, returns ``o`` itself when given, scans in place for ``o`` is ``a``, and
+        **options)`` takes an int ``axis``, or a pair of them with a pair of directions and flags (the two scans in
+        turn, as the core runs them), returns ``o`` itself when given, scans in place for ``o`` is ``a``, and
         leaves ``o`` untouched when it raises (simdscan's cumsum, cumprod, cummax and cummin all do).
     a : array_like
         The input (converted once with :func:`numpy.asarray`; a 0-d input is scanned as shape (1,), as by
@@ -145,8 +146,13 @@ def scan_axes(
         bool(e)  # an array of several elements raises here, before anything is written
     if len(axes) > 1 and options.get("return_indices"):
         raise ValueError("return_indices=True takes a single axis: an index along several axes is not defined")
-    first = scan(a, axes[0], direction=decreasing[0], exclusive=exclusives[0], out=out, **options)
+
+    def head(values: Tuple[Any, ...]) -> Any:
+        # The first two axes go in one call: the core scans them in one pass over memory where the layout allows.
+        return values[:2] if len(values) > 1 else values[0]
+
+    first = scan(a, head(axes), direction=head(decreasing), exclusive=head(exclusives), out=out, **options)
     options.pop("dtype", None)
-    for ax, d, e in zip(axes[1:], decreasing[1:], exclusives[1:]):
+    for ax, d, e in zip(axes[2:], decreasing[2:], exclusives[2:]):
         scan(first, ax, direction=d, exclusive=e, out=first, **options)
     return first

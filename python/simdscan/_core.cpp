@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -162,8 +163,13 @@ py::object cumulative(CumulativeOperator op, const py::object& a, const py::obje
                       const py::object& direction, const py::object& exclusive, bool compensated, bool skip_nan,
                       const py::object& dtype, const py::object& out, bool want_indices = false,
                       const py::object& indices_out = py::none()) {
-    const bool reverse = parse_direction(direction);
-    const bool exclusive_flag = parse_exclusive(exclusive);
+    // A pair of axes (from scan_axes, already checked) comes with a direction and a flag for each.
+    const bool two_axes = PyTuple_Check(axis.ptr());
+    const auto entry = [&](const py::object& value, std::size_t i) -> py::object {
+        return two_axes && PyTuple_Check(value.ptr()) ? py::object(value[py::int_(i)]) : value;
+    };
+    const bool reverse = parse_direction(entry(direction, 0));
+    const bool exclusive_flag = parse_exclusive(entry(exclusive, 0));
     // Subclasses (np.matrix, masked arrays) go through numpy.asarray, as numpy.cumsum's inputs do.
     py::array array = py::type::handle_of(a).is(objects->ndarray) ? py::reinterpret_borrow<py::array>(a)
                                                         : py::array(objects->asarray(a));
@@ -182,7 +188,14 @@ py::object cumulative(CumulativeOperator op, const py::object& a, const py::obje
         if (array.ndim() == 0) {
             array = array.reshape(std::vector<py::ssize_t>{1});
         }
-        scan_axis = parse_axis(axis, array.ndim());
+        scan_axis = parse_axis(two_axes ? entry(axis, 0) : axis, array.ndim());
+    }
+    std::optional<simdscan::AxisScan> then;
+    if (two_axes) {
+        then = simdscan::AxisScan{parse_axis(entry(axis, 1), array.ndim()),
+                                  parse_direction(entry(direction, 1)) ? simdscan::AxisDirection::decreasing
+                                                                        : simdscan::AxisDirection::increasing,
+                                  parse_exclusive(entry(exclusive, 1))};
     }
 
     const bool have_out = !out.is_none();
@@ -220,6 +233,7 @@ py::object cumulative(CumulativeOperator op, const py::object& a, const py::obje
     desc.exclusive = exclusive_flag;
     desc.compensated = compensated;
     desc.skip_nan = skip_nan;
+    desc.then = then;
     if (indexed) {
         auto indices_array = py::reinterpret_borrow<py::array>(indices);
         desc.indices = view_of(indices_array, indices_array.mutable_data());
@@ -290,7 +304,8 @@ PyCFunction fastcall_entry() {
 PyMethodDef scan_functions[] = {
     {"scan", fastcall_entry<9, scan>(), METH_FASTCALL,
      "scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan): the scan of a along axis with op "
-     "in add, multiply, maximum, minimum, logaddexp."},
+     "in add, multiply, maximum, minimum, logaddexp; axis may be a pair, with a pair of directions and of flags, "
+     "for the scan along the first and then the second."},
     {"scan_indexed", fastcall_entry<7, scan_indexed>(), METH_FASTCALL,
      "scan_indexed(op, a, axis, direction, exclusive, out, indices_out): (values, indices) of a running maximum or "
      "minimum along axis."},

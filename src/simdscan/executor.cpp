@@ -7,7 +7,9 @@
 //  lines_buffered  - anything else (strided, byte-swapped, float16, misaligned): blocks of a line are gathered into a
 //                    buffer in scan order, scanned there, and scattered back;
 //  indexed         - extrema with the positions that supplied them (indexed_path.hpp): lines_buffered's way, with
-//                    the positions found from each block's inputs and running values.
+//                    the positions found from each block's inputs and running values;
+//  two axes        - a scan followed by another along a second axis: a plain sum whose second axis is contiguous
+//                    row by row in one pass (two_axes_path.hpp), anything else as the two scans in turn.
 #include <type_traits>
 
 #include "dispatch.hpp"
@@ -16,44 +18,54 @@
 #include "paths.hpp"
 #include "plan.hpp"
 #include "scan.hpp"
+#include "two_axes_path.hpp"
 
 namespace simdscan {
 namespace {
 
-using detail::Plan;
+// What runs a job: a plan along one axis, or a summed-area table's plan in one pass.
+struct Route {
+    const detail::Plan* plan;
+    const detail::TwoAxesPlan* two_axes;
+};
 
 template <class S, class C, class State>
-void run_typed(const CumulativeOperatorDesc& desc, const Plan& plan, const detail::TypedKernels<C, State>& kernels) {
-    detail::run_path(detail::Job<S, C, State>{plan, kernels, desc.exclusive, detail::active_kernels()});
+void run_typed(const CumulativeOperatorDesc& desc, const Route& route, const detail::TypedKernels<C, State>& kernels) {
+    if constexpr (std::is_same<State, C>::value) {
+        if (route.two_axes != nullptr) {
+            return detail::run_two_axes(*route.two_axes, kernels);
+        }
+    }
+    detail::run_path(detail::Job<S, C, State>{*route.plan, kernels, desc.exclusive, detail::active_kernels()});
 }
 
 // Sums and products. Integer sums are exact: compensation changes nothing for them, and they have no NaN to skip.
 template <class S, class C>
-void run_arithmetic(const CumulativeOperatorDesc& desc, const Plan& plan) {
+void run_arithmetic(const CumulativeOperatorDesc& desc, const Route& route) {
     const detail::KernelTable& table = detail::active_kernels();
     const bool summation = desc.op == CumulativeOperator::summation;
     if constexpr (!std::is_integral<C>::value) {
         if (summation && desc.compensated) {
             const auto& set = desc.skip_nan ? table.nan_skipping_compensated_summation : table.compensated_summation;
-            return run_typed<S>(desc, plan, set.template get<C>());
+            return run_typed<S>(desc, route, set.template get<C>());
         }
         if (desc.skip_nan) {
             const auto& set = summation ? table.nan_skipping_summation : table.nan_skipping_product;
-            return run_typed<S>(desc, plan, set.template get<C>());
+            return run_typed<S>(desc, route, set.template get<C>());
         }
     }
-    run_typed<S>(desc, plan, (summation ? table.summation : table.product).template get<C>());
+    run_typed<S>(desc, route, (summation ? table.summation : table.product).template get<C>());
 }
 
 // Running maxima and minima, in the element type's own order.
 template <class S, class C>
-void run_extremum(const CumulativeOperatorDesc& desc, const Plan& plan) {
+void run_extremum(const CumulativeOperatorDesc& desc, const Route& route) {
     const detail::KernelTable& table = detail::active_kernels();
     const bool maximum = desc.op == CumulativeOperator::maximum;
     if constexpr (std::is_floating_point<C>::value) {
         if (desc.skip_nan) {
             const auto& set = maximum ? table.nan_skipping_maximum : table.nan_skipping_minimum;
-            return run_typed<S>(desc, plan, set.template get<C>());
+            return run_typed<S>(desc, route, set.template get<C>());
         }
     }
     detail::TypedKernels<C, C> kernels = (maximum ? table.maximum : table.minimum).template get<C>();
@@ -61,10 +73,30 @@ void run_extremum(const CumulativeOperatorDesc& desc, const Plan& plan) {
         kernels.identity = maximum ? C(0) : C(1);  // false and true, not the byte's extremes
     }
     if (desc.indices.data != nullptr) {
-        return detail::run_indexed<S, C>(plan, kernels, desc.exclusive, desc.direction == AxisDirection::decreasing,
+        return detail::run_indexed<S, C>(*route.plan, kernels, desc.exclusive, desc.direction == AxisDirection::decreasing,
                                          table);
     }
-    run_typed<S>(desc, plan, kernels);
+    run_typed<S>(desc, route, kernels);
+}
+
+void run(const CumulativeOperatorDesc& desc, const Route& route) {
+    detail::visit_element_types(desc.input.data_type, [&](auto types) {
+        using S = typename decltype(types)::Stored;
+        using C = typename decltype(types)::Compute;
+        using O = typename decltype(types)::Ordered;
+        if constexpr (std::is_arithmetic<C>::value) {
+            if (desc.op == CumulativeOperator::maximum || desc.op == CumulativeOperator::minimum) {
+                // Signed integers compare as themselves, stored as the same bits.
+                return run_extremum<typename std::conditional<std::is_integral<C>::value, O, S>::type, O>(desc, route);
+            }
+        }
+        if constexpr (std::is_floating_point<C>::value) {
+            if (desc.op == CumulativeOperator::log_sum_exp) {
+                return run_typed<S>(desc, route, detail::active_kernels().log_sum_exp.template get<C>());
+            }
+        }
+        run_arithmetic<S, C>(desc, route);
+    });
 }
 
 }  // namespace
@@ -76,24 +108,22 @@ void execute(const CumulativeOperatorDesc& desc) {
             return;
         }
     }
-    const Plan plan = detail::make_plan(desc);
-    detail::visit_element_types(desc.input.data_type, [&](auto types) {
-        using S = typename decltype(types)::Stored;
-        using C = typename decltype(types)::Compute;
-        using O = typename decltype(types)::Ordered;
-        if constexpr (std::is_arithmetic<C>::value) {
-            if (desc.op == CumulativeOperator::maximum || desc.op == CumulativeOperator::minimum) {
-                // Signed integers compare as themselves, stored as the same bits.
-                return run_extremum<typename std::conditional<std::is_integral<C>::value, O, S>::type, O>(desc, plan);
-            }
-        }
-        if constexpr (std::is_floating_point<C>::value) {
-            if (desc.op == CumulativeOperator::log_sum_exp) {
-                return run_typed<S>(desc, plan, detail::active_kernels().log_sum_exp.template get<C>());
-            }
-        }
-        run_arithmetic<S, C>(desc, plan);
-    });
+    if (!desc.then) {
+        const detail::Plan plan = detail::make_plan(desc);
+        return run(desc, Route{&plan, nullptr});
+    }
+    if (const auto two_axes = detail::make_two_axes_plan(desc)) {
+        return run(desc, Route{nullptr, &*two_axes});
+    }
+    CumulativeOperatorDesc first = desc;
+    first.then.reset();
+    execute(first);
+    CumulativeOperatorDesc second = first;
+    second.input = desc.output;
+    second.axis = desc.then->axis;
+    second.direction = desc.then->direction;
+    second.exclusive = desc.then->exclusive;
+    execute(second);
 }
 
 }  // namespace simdscan

@@ -82,6 +82,11 @@ struct TypedKernels {
     // once the earlier totals are known (parallel.hpp), one exp per element dearer than the scan alone.
     using total_fn = State (*)(const T* in, std::ptrdiff_t n);
 
+    // Summation only (null otherwise): one row of n contiguous elements of a summed-area table in one pass, the
+    // step along the column (from and into `carry`, n running values) and then the row's scan into out.
+    using two_axes_row_fn = void (*)(const T* in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
+                                     bool column_exclusive, bool identity_row);
+
     scan_fn scan[2];  // [reverse]
     rebase_fn rebase;
     rows_fn rows[2];  // [reverse]
@@ -90,6 +95,7 @@ struct TypedKernels {
     apply_fn apply;
     suppliers_fn suppliers;
     total_fn total;
+    two_axes_row_fn two_axes_row[2];  // [reverse]
     State neutral;  // x op neutral == x bit for bit (-0.0 for float sums)
     T identity;     // the value of an empty range (+0.0 for float sums)
 };

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "element_types.hpp"
+#include "kernels.hpp"
 
 namespace simdscan {
 namespace detail {
@@ -111,6 +112,9 @@ void validate(const CumulativeOperatorDesc& desc) {
     if (desc.axis >= in.sizes.size()) {
         throw std::invalid_argument("axis out of range");
     }
+    if (desc.then && (desc.then->axis >= in.sizes.size() || desc.then->axis == desc.axis)) {
+        throw std::invalid_argument("the axis scanned then is out of range or the scan axis itself");
+    }
     for (std::ptrdiff_t size : in.sizes) {
         if (size < 0) {
             throw std::invalid_argument("negative size");
@@ -124,8 +128,8 @@ void validate(const CumulativeOperatorDesc& desc) {
         if (desc.op != CumulativeOperator::maximum && desc.op != CumulativeOperator::minimum) {
             throw std::invalid_argument("only maximum and minimum write indices");
         }
-        if (desc.skip_nan) {
-            throw std::invalid_argument("NaN-skipping scans write no indices");
+        if (desc.skip_nan || desc.then) {
+            throw std::invalid_argument("NaN-skipping scans and scans along two axes write no indices");
         }
         if (indices.sizes != out.sizes || indices.byte_strides.size() != indices.sizes.size()) {
             throw std::invalid_argument("indices sizes differ from output sizes");
@@ -202,6 +206,56 @@ Path choose_path(const Plan& plan) {
         return on_arrays && inner.in_stride == size && inner.out_stride == size ? Path::outer : Path::outer_buffered;
     }
     return Path::lines_buffered;
+}
+
+std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc) {
+    const TensorView& in = desc.input;
+    const TensorView& out = desc.output;
+    const std::size_t column_axis = desc.axis;
+    const std::size_t row_axis = desc.then->axis;
+    std::ptrdiff_t size = 0;
+    std::ptrdiff_t alignment = 0;
+    std::ptrdiff_t chunk = 0;
+    bool converted = false;
+    visit_element_types(in.data_type, [&](auto types) {
+        using Types = decltype(types);
+        size = std::ptrdiff_t(sizeof(typename Types::Stored));
+        alignment = std::ptrdiff_t(alignof(typename Types::Stored));
+        chunk = chunk_elements<typename Types::Compute>();
+        converted = !std::is_same<typename Types::Stored, typename Types::Compute>::value;
+    });
+    const std::ptrdiff_t width = in.sizes[row_axis];
+    // Rows wider than any vector of packed rows (scan_rows), within a chunk, and a column step apart in the input:
+    // the separate scans' paths (direct rows, outer columns), whose arithmetic the kernel repeats to the bit.
+    const bool rows_as_direct_path = width > 64 && width <= chunk && in.byte_strides[row_axis] == size &&
+                                     out.byte_strides[row_axis] == size;
+    const bool columns_as_outer_path = magnitude(in.byte_strides[column_axis]) > size;
+    const bool plain_sum = desc.op == CumulativeOperator::summation && !desc.compensated && !desc.skip_nan;
+    if (!plain_sum || converted || in.byte_swapped || out.byte_swapped || !rows_as_direct_path ||
+        !columns_as_outer_path || !aligned_to(in.data, alignment) || !aligned_to(out.data, alignment)) {
+        return std::nullopt;
+    }
+    for (std::size_t d = 0; d < in.sizes.size(); ++d) {
+        if (in.byte_strides[d] % alignment != 0 || out.byte_strides[d] % alignment != 0) {
+            return std::nullopt;
+        }
+    }
+    TwoAxesPlan plan{static_cast<const char*>(in.data), static_cast<char*>(out.data), width, in.sizes[column_axis],
+                     in.byte_strides[column_axis], out.byte_strides[column_axis],
+                     desc.then->direction == AxisDirection::decreasing, desc.then->exclusive, desc.exclusive, {}, 1};
+    if (desc.direction == AxisDirection::decreasing) {
+        plan.in += (plan.height - 1) * plan.in_row_step;
+        plan.out += (plan.height - 1) * plan.out_row_step;
+        plan.in_row_step = -plan.in_row_step;
+        plan.out_row_step = -plan.out_row_step;
+    }
+    for (std::size_t d = 0; d < in.sizes.size(); ++d) {
+        if (d != row_axis && d != column_axis && in.sizes[d] > 1) {
+            plan.images.push_back(Dim{in.sizes[d], in.byte_strides[d], out.byte_strides[d], 0});
+            plan.image_count *= in.sizes[d];
+        }
+    }
+    return plan;
 }
 
 }  // namespace detail

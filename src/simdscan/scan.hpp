@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,13 @@ struct TensorView {
     bool byte_swapped = false;                 // stored in the opposite byte order to the machine's
 };
 
+// Beyond DirectML: a further axis to scan, with its own direction and flag (CumulativeOperatorDesc::then).
+struct AxisScan {
+    std::size_t axis = 0;
+    AxisDirection direction = AxisDirection::increasing;
+    bool exclusive = false;
+};
+
 // Mirrors DML_CUMULATIVE_SUMMATION_OPERATOR_DESC / DML_CUMULATIVE_PRODUCT_OPERATOR_DESC.
 struct CumulativeOperatorDesc {
     CumulativeOperator op = CumulativeOperator::summation;
@@ -52,6 +60,10 @@ struct CumulativeOperatorDesc {
     // Beyond DirectML: NaN elements are skipped (numpy.nancumsum, nancumprod, fmax, fmin). Summation, product,
     // maximum and minimum only; integers have no NaN to skip.
     bool skip_nan = false;
+    // Beyond DirectML: an axis scanned after `axis`, on the first scan's result (for two sums, a summed-area table):
+    // the same as a second execute on the output in place, run in one pass over memory where the layout allows
+    // (two_axes_path.hpp). It differs from `axis`, and no indices are written with it.
+    std::optional<AxisScan> then;
 };
 
 // Runs the operator. Throws std::invalid_argument for an inconsistent description (an operator on a data type it does

@@ -39,8 +39,24 @@ inline void prefetch_ahead(const T* at) {
 #endif
 }
 
+// Where scan_steps reads the elements it scans: an array (or, for two_axes_kernels.hpp, a step along another axis).
+template <class T>
+struct ArrayElements {
+    const T* in;
+
+    template <class B>
+    B vector(std::ptrdiff_t at) const { return load_vector<B>(in + at); }
+    T one(std::ptrdiff_t at) const { return in[at]; }
+    const T* address(std::ptrdiff_t at) const { return in + at; }
+};
+
+template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State, class Elements>
+State scan_steps(const Elements& elements, T* out, std::ptrdiff_t n, State base, State carry);
+
 template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State>
-State scan_steps(const T* in, T* out, std::ptrdiff_t n, State base, State carry);
+State scan_steps(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
+    return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(ArrayElements<T>{in}, out, n, base, carry);
+}
 
 // Whether any of n elements (a multiple of the lane count) is NaN.
 template <class A, class T>
@@ -103,8 +119,8 @@ State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) 
 }
 
 // scan_span one op step at a time: vector_prefix within each vector, the op between vectors.
-template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State>
-State scan_steps(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
+template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State, class Elements>
+State scan_steps(const Elements& elements, T* out, std::ptrdiff_t n, State base, State carry) {
     std::ptrdiff_t done = 0;
     if constexpr (is_vectorized<A, T>()) {
         using B = typename Op::template vector<T, A>;
@@ -115,9 +131,9 @@ State scan_steps(const T* in, T* out, std::ptrdiff_t n, State base, State carry)
         VectorState running = splat<B>(carry);
         for (; done + lanes <= n; done += lanes) {
             const std::ptrdiff_t at = Reverse ? n - done - lanes : done;
-            prefetch_ahead<Reverse>(in + at);
+            prefetch_ahead<Reverse>(elements.address(at));
             const VectorState prefix =
-                vector_prefix<A, Op, Reverse, 1, B::size>(Op::lift(Op::admit(load_vector<B>(in + at))), fill);
+                vector_prefix<A, Op, Reverse, 1, B::size>(Op::lift(Op::admit(elements.template vector<B>(at))), fill);
             // The carry chain is one op per vector: the broadcast total is computed off it.
             const VectorState total = broadcast_total<A, Reverse>(prefix);
             const VectorState before = Exclusive ? shifted<A, Reverse, 1>(prefix, fill) : prefix;
@@ -135,7 +151,7 @@ State scan_steps(const T* in, T* out, std::ptrdiff_t n, State base, State carry)
     }
     for (; done < n; ++done) {
         const std::ptrdiff_t at = Reverse ? n - 1 - done : done;
-        const State next = Op::apply(carry, Op::lift(Op::admit(in[at])));
+        const State next = Op::apply(carry, Op::lift(Op::admit(elements.one(at))));
         T result = T(Op::lower(Exclusive ? carry : next));
         if constexpr (HasBase) {
             result = T(Op::lower(Op::apply(base, Op::lift(result))));

@@ -7,6 +7,7 @@
 
 #include "kernels.hpp"
 #include "scan_kernels.hpp"
+#include "two_axes_kernels.hpp"
 
 namespace simdscan {
 namespace detail {
@@ -40,6 +41,12 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
         k.total = &log_sum_exp_total<A, T>;
     } else {
         k.total = nullptr;
+    }
+    if constexpr (std::is_same<Op, Summation>::value) {
+        k.two_axes_row[0] = &scan_row_after_column<A, T, Op, false>;
+        k.two_axes_row[1] = &scan_row_after_column<A, T, Op, true>;
+    } else {
+        k.two_axes_row[0] = k.two_axes_row[1] = nullptr;
     }
     k.neutral = Op::template neutral<T>();
     k.identity = Op::template identity<T>();

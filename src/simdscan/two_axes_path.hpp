@@ -1,0 +1,42 @@
+// A summed-area table in one pass over memory: each row of an image is read once and written once, the column's
+// running values kept in a row of carries that stays in cache.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "kernels.hpp"
+#include "parallel.hpp"
+#include "plan.hpp"
+
+namespace simdscan {
+namespace detail {
+
+// Images in parallel; an image's rows depend on each other, so one image runs on one thread. Row by row the
+// kernel repeats the two separate scans' arithmetic: the outer path's step along the column, then the direct
+// path's scan of the row.
+template <class C, class State>
+void run_two_axes(const TwoAxesPlan& plan, const TypedKernels<C, State>& kernels) {
+    const auto scan_row = kernels.two_axes_row[plan.row_reverse];
+    const Dim inner = plan.images.empty() ? Dim{1, 0, 0, 0} : plan.images.back();
+    const std::size_t threads = threads_for(plan.image_count * plan.height * plan.width * std::ptrdiff_t(sizeof(C)));
+    parallel_ranges(plan.image_count, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+        std::vector<C> carry(static_cast<std::size_t>(plan.width));
+        for_each_run(plan.images, begin, end, [&](const LineOffsets& first, std::ptrdiff_t count) {
+            for (std::ptrdiff_t i = 0; i < count; ++i) {
+                const char* in = plan.in + first.in + i * inner.in_stride;
+                char* out = plan.out + first.out + i * inner.out_stride;
+                std::fill(carry.begin(), carry.end(), kernels.neutral);
+                for (std::ptrdiff_t r = 0; r < plan.height; ++r) {
+                    scan_row(reinterpret_cast<const C*>(in + r * plan.in_row_step), carry.data(),
+                             reinterpret_cast<C*>(out + r * plan.out_row_step), plan.width, plan.row_exclusive,
+                             plan.column_exclusive, plan.column_exclusive && r == 0);
+                }
+            }
+        });
+    });
+}
+
+}  // namespace detail
+}  // namespace simdscan

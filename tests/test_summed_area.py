@@ -1,0 +1,105 @@
+"""The summed-area table in one pass: cumsum with a tuple axis whose second axis is contiguous runs row by row (the
+step along the first axis and the scan of the row in one loop), and must give the bits of the two scans in turn,
+as two separate calls make them, for every direction, flag, dtype, layout and thread count. test_axes.py checks the
+same calls against nested NumPy scans.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import simdscan
+from data import seed_of
+
+# the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
+pytestmark = [pytest.mark.kernels, pytest.mark.usefixtures("restore_thread_count")]
+
+DTYPES = ["float32", "float64", "int32", "uint8", "int64", "uint16", "complex64"]
+DIRECTIONS = list(itertools.product(("increasing", "decreasing"), repeat=2))
+FLAGS = list(itertools.product((False, True), repeat=2))
+
+
+def two_calls(x, axes, directions, exclusives, out=None):
+    """The scans one after the other, each a call of its own: the first into out (or a new array), the second in
+    place on that."""
+    first = simdscan.cumsum(x, axes[0], direction=directions[0], exclusive=exclusives[0], out=out)
+    return simdscan.cumsum(first, axes[1], direction=directions[1], exclusive=exclusives[1], out=first)
+
+
+def assert_same_bits(got, want, where):
+    """Same dtype, shape and bytes (-0.0 against +0.0 and NaN payloads count; the infinities leave NaNs)."""
+    assert got.dtype == want.dtype and got.shape == want.shape, where
+    assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(want).tobytes(), where
+
+
+def data(rng, shape, dtype):
+    """Small values (floats with -0.0, a spread of magnitudes and infinities, so rounding and signs of zero show)."""
+    if np.dtype(dtype).kind in "iu":
+        return rng.integers(0, 200, size=shape).astype(dtype)
+    x = rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4, size=shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    x = x.astype(dtype)
+    flat = x.reshape(-1)
+    flat[rng.random(flat.size) < 0.02] = -0.0
+    if np.dtype(dtype).kind == "f":
+        flat[rng.integers(0, flat.size, 3)] = [np.inf, -np.inf, np.inf]
+    return x
+
+
+# Widths past every vector length (64 one-byte lanes) with ragged tails, and the widest a chunk holds in float32.
+@pytest.mark.parametrize("shape", [(7, 130), (40, 1000), (3, 65536)])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_one_pass_gives_the_two_scans_bits(dtype, shape):
+    rng = np.random.default_rng(seed_of("summed area", dtype, shape))
+    x = data(rng, shape, dtype)
+    with np.errstate(all="ignore"):  # inf - inf along the table
+        for directions in DIRECTIONS:
+            for exclusives in FLAGS:
+                where = f"{dtype} {shape} {directions} exclusive={exclusives}"
+                got = simdscan.cumsum(x, (0, 1), direction=directions, exclusive=exclusives)
+                assert_same_bits(got, two_calls(x, (0, 1), directions, exclusives), where)
+
+
+@pytest.mark.parametrize("layout", ["cv2 view", "in place", "reversed rows", "batch", "batch, middle axis first"])
+def test_layouts_and_in_place(layout):
+    rng = np.random.default_rng(seed_of("summed area layouts", layout))
+    x = rng.integers(-50, 50, size=(5, 60, 300)).astype(np.float32)
+    axes = (1, 2)
+    if layout == "cv2 view":  # out=integral[1:, 1:] of an (H + 1, W + 1) table
+        x = x[0]
+        axes = (0, 1)
+    elif layout == "reversed rows":
+        x = x[:, ::-1, :]
+    elif layout == "batch, middle axis first":
+        axes = (0, 2)
+    for directions in DIRECTIONS:
+        for exclusives in FLAGS:
+            where = f"{layout} {directions} exclusive={exclusives}"
+            want = two_calls(x, axes, directions, exclusives)
+            if layout == "cv2 view":
+                table = np.full((x.shape[0] + 1, x.shape[1] + 1), 7.0, dtype=np.float32)
+                got = simdscan.cumsum(x, axes, direction=directions, exclusive=exclusives, out=table[1:, 1:])
+                assert (table[0] == 7).all() and (table[:, 0] == 7).all(), where
+            elif layout == "in place":
+                y = x.copy()
+                got = simdscan.cumsum(y, axes, direction=directions, exclusive=exclusives, out=y)
+                assert got is y, where
+            else:
+                got = simdscan.cumsum(x, axes, direction=directions, exclusive=exclusives)
+            assert_same_bits(got, want, where)
+    # integers exactly as NumPy's nested scans
+    xi = x.astype(np.int64)
+    np.testing.assert_array_equal(simdscan.cumsum(xi, axes), np.cumsum(np.cumsum(xi, axes[0]), axes[1]))
+
+
+def test_thread_count_does_not_change_a_bit():
+    rng = np.random.default_rng(seed_of("summed area threads"))
+    x = data(rng, (16, 200, 500), "float32")
+    simdscan.set_num_threads(1)
+    want = simdscan.cumsum(x, (1, 2), direction=("decreasing", "increasing"), exclusive=(False, True))
+    for threads in (2, 3, 8):
+        simdscan.set_num_threads(threads)
+        got = simdscan.cumsum(x, (1, 2), direction=("decreasing", "increasing"), exclusive=(False, True))
+        assert_same_bits(got, want, f"{threads} threads")
