@@ -1,7 +1,7 @@
-"""The summed-area table in one pass: cumsum with a tuple axis whose second axis is contiguous runs row by row (the
-step along the first axis and the scan of the row in one loop), and must give the bits of the two scans in turn,
-as two separate calls make them, for every direction, flag, dtype, layout and thread count. test_axes.py checks the
-same calls against nested NumPy scans.
+"""The summed-area table in one pass: cumsum with a tuple axis, one of whose first two axes is contiguous, runs row
+by row (the scan of the row and its step along the other axis in one loop, in the order the axes are given), and
+must give the bits of the two scans in turn, as two separate calls make them, for every direction, flag, dtype,
+layout and thread count. test_axes.py checks the same calls against nested NumPy scans.
 """
 
 import itertools
@@ -49,20 +49,24 @@ def data(rng, shape, dtype):
 
 
 # Widths past every vector length (64 one-byte lanes) with ragged tails, and the widest a chunk holds in float32.
-@pytest.mark.parametrize("shape", [(7, 130), (40, 1000), (3, 65536)])
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_one_pass_gives_the_two_scans_bits(dtype, shape):
+CASES = [(dtype, shape) for dtype in DTYPES for shape in ((7, 130), (40, 1000))] + [("float32", (3, 65536))]
+
+
+@pytest.mark.parametrize("axes", [(0, 1), (1, 0)], ids=["rows last", "rows first"])
+@pytest.mark.parametrize("dtype, shape", CASES)
+def test_one_pass_gives_the_two_scans_bits(dtype, shape, axes):
     rng = np.random.default_rng(seed_of("summed area", dtype, shape))
     x = data(rng, shape, dtype)
     with np.errstate(all="ignore"):  # inf - inf along the table
         for directions in DIRECTIONS:
             for exclusives in FLAGS:
-                where = f"{dtype} {shape} {directions} exclusive={exclusives}"
-                got = simdscan.cumsum(x, (0, 1), direction=directions, exclusive=exclusives)
-                assert_same_bits(got, two_calls(x, (0, 1), directions, exclusives), where)
+                where = f"{dtype} {shape} {axes} {directions} exclusive={exclusives}"
+                got = simdscan.cumsum(x, axes, direction=directions, exclusive=exclusives)
+                assert_same_bits(got, two_calls(x, axes, directions, exclusives), where)
 
 
-@pytest.mark.parametrize("layout", ["cv2 view", "in place", "reversed rows", "batch", "batch, middle axis first"])
+@pytest.mark.parametrize("layout", ["cv2 view", "in place", "reversed rows", "batch", "batch, middle axis first",
+                                    "batch, rows first", "in place, rows first"])
 def test_layouts_and_in_place(layout):
     rng = np.random.default_rng(seed_of("summed area layouts", layout))
     x = rng.integers(-50, 50, size=(5, 60, 300)).astype(np.float32)
@@ -74,6 +78,8 @@ def test_layouts_and_in_place(layout):
         x = x[:, ::-1, :]
     elif layout == "batch, middle axis first":
         axes = (0, 2)
+    elif layout.endswith("rows first"):
+        axes = (2, 1)
     for directions in DIRECTIONS:
         for exclusives in FLAGS:
             where = f"{layout} {directions} exclusive={exclusives}"
@@ -82,7 +88,7 @@ def test_layouts_and_in_place(layout):
                 table = np.full((x.shape[0] + 1, x.shape[1] + 1), 7.0, dtype=np.float32)
                 got = simdscan.cumsum(x, axes, direction=directions, exclusive=exclusives, out=table[1:, 1:])
                 assert (table[0] == 7).all() and (table[:, 0] == 7).all(), where
-            elif layout == "in place":
+            elif layout.startswith("in place"):
                 y = x.copy()
                 got = simdscan.cumsum(y, axes, direction=directions, exclusive=exclusives, out=y)
                 assert got is y, where
@@ -97,9 +103,10 @@ def test_layouts_and_in_place(layout):
 def test_thread_count_does_not_change_a_bit():
     rng = np.random.default_rng(seed_of("summed area threads"))
     x = data(rng, (16, 200, 500), "float32")
-    simdscan.set_num_threads(1)
-    want = simdscan.cumsum(x, (1, 2), direction=("decreasing", "increasing"), exclusive=(False, True))
-    for threads in (2, 3, 8):
-        simdscan.set_num_threads(threads)
-        got = simdscan.cumsum(x, (1, 2), direction=("decreasing", "increasing"), exclusive=(False, True))
-        assert_same_bits(got, want, f"{threads} threads")
+    for axes in ((1, 2), (2, 1)):
+        simdscan.set_num_threads(1)
+        want = simdscan.cumsum(x, axes, direction=("decreasing", "increasing"), exclusive=(False, True))
+        for threads in (2, 3, 8):
+            simdscan.set_num_threads(threads)
+            got = simdscan.cumsum(x, axes, direction=("decreasing", "increasing"), exclusive=(False, True))
+            assert_same_bits(got, want, f"{axes} {threads} threads")

@@ -8,7 +8,7 @@
 //                    buffer in scan order, scanned there, and scattered back;
 //  indexed         - extrema with the positions that supplied them (indexed_path.hpp): lines_buffered's way, with
 //                    the positions found from each block's inputs and running values;
-//  two axes        - a scan followed by another along a second axis: a plain sum whose second axis is contiguous
+//  two axes        - a scan followed by another along a second axis: a plain sum with one of the two contiguous
 //                    row by row in one pass (two_axes_path.hpp), anything else as the two scans in turn.
 #include <type_traits>
 
@@ -73,8 +73,8 @@ void run_extremum(const CumulativeOperatorDesc& desc, const Route& route) {
         kernels.identity = maximum ? C(0) : C(1);  // false and true, not the byte's extremes
     }
     if (desc.indices.data != nullptr) {
-        return detail::run_indexed<S, C>(*route.plan, kernels, desc.exclusive, desc.direction == AxisDirection::decreasing,
-                                         table);
+        return detail::run_indexed<S, C>(*route.plan, kernels, desc.exclusive,
+                                         desc.direction == AxisDirection::decreasing, table);
     }
     run_typed<S>(desc, route, kernels);
 }

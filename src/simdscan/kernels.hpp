@@ -83,7 +83,7 @@ struct TypedKernels {
     using total_fn = State (*)(const T* in, std::ptrdiff_t n);
 
     // Summation only (null otherwise): one row of n contiguous elements of a summed-area table in one pass, the
-    // step along the column (from and into `carry`, n running values) and then the row's scan into out.
+    // row's scan and its step along the column (from and into `carry`, n running values), into out.
     using two_axes_row_fn = void (*)(const T* in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
                                      bool column_exclusive, bool identity_row);
 
@@ -95,7 +95,7 @@ struct TypedKernels {
     apply_fn apply;
     suppliers_fn suppliers;
     total_fn total;
-    two_axes_row_fn two_axes_row[2];  // [reverse]
+    two_axes_row_fn two_axes_row[2][2];  // [rows first][reverse]
     State neutral;  // x op neutral == x bit for bit (-0.0 for float sums)
     T identity;     // the value of an empty range (+0.0 for float sums)
 };

@@ -211,8 +211,6 @@ Path choose_path(const Plan& plan) {
 std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc) {
     const TensorView& in = desc.input;
     const TensorView& out = desc.output;
-    const std::size_t column_axis = desc.axis;
-    const std::size_t row_axis = desc.then->axis;
     std::ptrdiff_t size = 0;
     std::ptrdiff_t alignment = 0;
     std::ptrdiff_t chunk = 0;
@@ -224,14 +222,19 @@ std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc
         chunk = chunk_elements<typename Types::Compute>();
         converted = !std::is_same<typename Types::Stored, typename Types::Compute>::value;
     });
-    const std::ptrdiff_t width = in.sizes[row_axis];
-    // Rows wider than any vector of packed rows (scan_rows), within a chunk, and a column step apart in the input:
-    // the separate scans' paths (direct rows, outer columns), whose arithmetic the kernel repeats to the bit.
-    const bool rows_as_direct_path = width > 64 && width <= chunk && in.byte_strides[row_axis] == size &&
-                                     out.byte_strides[row_axis] == size;
-    const bool columns_as_outer_path = magnitude(in.byte_strides[column_axis]) > size;
+    // The separate scans' paths, whose arithmetic the kernels repeat to the bit: the row axis contiguous in both
+    // arrays, its rows wider than any vector of packed rows (scan_rows) and within a chunk, on the direct path; the
+    // column axis on the outer path, a step apart in what its scan reads (the input when it comes first).
+    const auto is_row_axis = [&](std::size_t d) {
+        return in.sizes[d] > 64 && in.sizes[d] <= chunk && in.byte_strides[d] == size && out.byte_strides[d] == size;
+    };
+    const AxisScan first{desc.axis, desc.direction, desc.exclusive};
+    const bool rows_first = !is_row_axis(desc.then->axis) && is_row_axis(first.axis);
+    const AxisScan& row = rows_first ? first : *desc.then;
+    const AxisScan& column = rows_first ? *desc.then : first;
+    const bool columns_as_outer_path = rows_first || magnitude(in.byte_strides[column.axis]) > size;
     const bool plain_sum = desc.op == CumulativeOperator::summation && !desc.compensated && !desc.skip_nan;
-    if (!plain_sum || converted || in.byte_swapped || out.byte_swapped || !rows_as_direct_path ||
+    if (!plain_sum || converted || in.byte_swapped || out.byte_swapped || !is_row_axis(row.axis) ||
         !columns_as_outer_path || !aligned_to(in.data, alignment) || !aligned_to(out.data, alignment)) {
         return std::nullopt;
     }
@@ -240,17 +243,17 @@ std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc
             return std::nullopt;
         }
     }
-    TwoAxesPlan plan{static_cast<const char*>(in.data), static_cast<char*>(out.data), width, in.sizes[column_axis],
-                     in.byte_strides[column_axis], out.byte_strides[column_axis],
-                     desc.then->direction == AxisDirection::decreasing, desc.then->exclusive, desc.exclusive, {}, 1};
-    if (desc.direction == AxisDirection::decreasing) {
+    TwoAxesPlan plan{static_cast<const char*>(in.data), static_cast<char*>(out.data), in.sizes[row.axis],
+                     in.sizes[column.axis], in.byte_strides[column.axis], out.byte_strides[column.axis], rows_first,
+                     row.direction == AxisDirection::decreasing, row.exclusive, column.exclusive, {}, 1};
+    if (column.direction == AxisDirection::decreasing) {
         plan.in += (plan.height - 1) * plan.in_row_step;
         plan.out += (plan.height - 1) * plan.out_row_step;
         plan.in_row_step = -plan.in_row_step;
         plan.out_row_step = -plan.out_row_step;
     }
     for (std::size_t d = 0; d < in.sizes.size(); ++d) {
-        if (d != row_axis && d != column_axis && in.sizes[d] > 1) {
+        if (d != row.axis && d != column.axis && in.sizes[d] > 1) {
             plan.images.push_back(Dim{in.sizes[d], in.byte_strides[d], out.byte_strides[d], 0});
             plan.image_count *= in.sizes[d];
         }

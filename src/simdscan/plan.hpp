@@ -56,7 +56,8 @@ enum class Path : std::uint8_t {
 Path choose_path(const Plan& plan);
 
 // A summed-area table in one pass (two_axes_path.hpp): images of rows, each row contiguous in both arrays, walked
-// in the scan order of the first axis (the column axis) while each row is scanned along the second.
+// in the scan order of the column axis, each row scanned along the row axis before (rows_first) or after its step
+// along the column axis.
 struct TwoAxesPlan {
     const char* in;  // the first image's first row in scan order
     char* out;
@@ -64,6 +65,7 @@ struct TwoAxesPlan {
     std::ptrdiff_t height;        // rows per image
     std::ptrdiff_t in_row_step;   // bytes from a row to the next in scan order
     std::ptrdiff_t out_row_step;
+    bool rows_first;
     bool row_reverse;
     bool row_exclusive;
     bool column_exclusive;
@@ -72,7 +74,8 @@ struct TwoAxesPlan {
 };
 
 // The one-pass plan of a valid description with a `then` axis and no empty axis, where it applies: a plain sum,
-// stored as computed in native order, aligned, the `then` axis contiguous in both arrays and at most a chunk long.
+// stored as computed in native order, aligned, one of the two axes contiguous in both arrays and at most a chunk
+// long.
 std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc);
 
 // The innermost other axis: the consecutive lines of a run of for_each_run lie its strides apart.

@@ -39,7 +39,8 @@ inline void prefetch_ahead(const T* at) {
 #endif
 }
 
-// Where scan_steps reads the elements it scans: an array (or, for two_axes_kernels.hpp, a step along another axis).
+// Where scan_steps reads the elements it scans and puts its outputs: arrays (or, for two_axes_kernels.hpp, a step
+// along another axis before or after).
 template <class T>
 struct ArrayElements {
     const T* in;
@@ -49,13 +50,23 @@ struct ArrayElements {
     T one(std::ptrdiff_t at) const { return in[at]; }
     const T* address(std::ptrdiff_t at) const { return in + at; }
 };
+template <class T>
+struct ArrayOutputs {
+    T* out;
 
-template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State, class Elements>
-State scan_steps(const Elements& elements, T* out, std::ptrdiff_t n, State base, State carry);
+    template <class B>
+    void vector(std::ptrdiff_t at, const B& values) const { store_vector(out + at, values); }
+    void one(std::ptrdiff_t at, T value) const { out[at] = value; }
+};
+
+template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State, class Elements,
+          class Outputs>
+State scan_steps(const Elements& elements, const Outputs& outputs, std::ptrdiff_t n, State base, State carry);
 
 template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State>
 State scan_steps(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
-    return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(ArrayElements<T>{in}, out, n, base, carry);
+    return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(ArrayElements<T>{in}, ArrayOutputs<T>{out}, n, base,
+                                                             carry);
 }
 
 // Whether any of n elements (a multiple of the lane count) is NaN.
@@ -119,8 +130,9 @@ State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) 
 }
 
 // scan_span one op step at a time: vector_prefix within each vector, the op between vectors.
-template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State, class Elements>
-State scan_steps(const Elements& elements, T* out, std::ptrdiff_t n, State base, State carry) {
+template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State, class Elements,
+          class Outputs>
+State scan_steps(const Elements& elements, const Outputs& outputs, std::ptrdiff_t n, State base, State carry) {
     std::ptrdiff_t done = 0;
     if constexpr (is_vectorized<A, T>()) {
         using B = typename Op::template vector<T, A>;
@@ -142,7 +154,7 @@ State scan_steps(const Elements& elements, T* out, std::ptrdiff_t n, State base,
                 // As the element stored by a chunk scanned before its base was known, then rebased.
                 result = Op::lower(Op::apply(base_lanes, Op::lift(rounded_to_element<T>(result))));
             }
-            store_vector(out + at, result);
+            outputs.vector(at, result);
             running = Op::apply(running, total);
         }
         if (done > 0) {
@@ -156,7 +168,7 @@ State scan_steps(const Elements& elements, T* out, std::ptrdiff_t n, State base,
         if constexpr (HasBase) {
             result = T(Op::lower(Op::apply(base, Op::lift(result))));
         }
-        out[at] = result;
+        outputs.one(at, result);
         carry = next;
     }
     return carry;

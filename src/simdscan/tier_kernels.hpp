@@ -43,10 +43,12 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
         k.total = nullptr;
     }
     if constexpr (std::is_same<Op, Summation>::value) {
-        k.two_axes_row[0] = &scan_row_after_column<A, T, Op, false>;
-        k.two_axes_row[1] = &scan_row_after_column<A, T, Op, true>;
+        k.two_axes_row[0][0] = &scan_two_axes_row<A, T, Op, false, false>;
+        k.two_axes_row[0][1] = &scan_two_axes_row<A, T, Op, false, true>;
+        k.two_axes_row[1][0] = &scan_two_axes_row<A, T, Op, true, false>;
+        k.two_axes_row[1][1] = &scan_two_axes_row<A, T, Op, true, true>;
     } else {
-        k.two_axes_row[0] = k.two_axes_row[1] = nullptr;
+        k.two_axes_row[0][0] = k.two_axes_row[0][1] = k.two_axes_row[1][0] = k.two_axes_row[1][1] = nullptr;
     }
     k.neutral = Op::template neutral<T>();
     k.identity = Op::template identity<T>();

@@ -14,11 +14,11 @@ namespace simdscan {
 namespace detail {
 
 // Images in parallel; an image's rows depend on each other, so one image runs on one thread. Row by row the
-// kernel repeats the two separate scans' arithmetic: the outer path's step along the column, then the direct
-// path's scan of the row.
+// kernel repeats the two separate scans' arithmetic: the outer path's step along the column and the direct path's
+// scan of the row, in the order the axes are scanned.
 template <class C, class State>
 void run_two_axes(const TwoAxesPlan& plan, const TypedKernels<C, State>& kernels) {
-    const auto scan_row = kernels.two_axes_row[plan.row_reverse];
+    const auto scan_row = kernels.two_axes_row[plan.rows_first][plan.row_reverse];
     const Dim inner = plan.images.empty() ? Dim{1, 0, 0, 0} : plan.images.back();
     const std::size_t threads = threads_for(plan.image_count * plan.height * plan.width * std::ptrdiff_t(sizeof(C)));
     parallel_ranges(plan.image_count, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
