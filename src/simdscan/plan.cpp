@@ -54,6 +54,24 @@ bool kernels_on_arrays(const Plan& plan) {
     return on_arrays;
 }
 
+// How elements of a data type are stored: bytes, alignment, elements per chunk, and whether the kernels compute
+// in another type (float16).
+struct Storage {
+    std::ptrdiff_t size;
+    std::ptrdiff_t alignment;
+    std::ptrdiff_t chunk;
+    bool converted;
+};
+Storage storage_of(DataType t) {
+    return visit_element_types(t, [](auto types) {
+        using Types = decltype(types);
+        using Stored = typename Types::Stored;
+        using Compute = typename Types::Compute;
+        return Storage{std::ptrdiff_t(sizeof(Stored)), std::ptrdiff_t(alignof(Stored)), chunk_elements<Compute>(),
+                       !std::is_same<Stored, Compute>::value};
+    });
+}
+
 bool is_floating(DataType t) {
     return t == DataType::float16 || t == DataType::float32 || t == DataType::float64;
 }
@@ -152,12 +170,10 @@ Plan make_plan(const CumulativeOperatorDesc& desc) {
               in.byte_strides[desc.axis], out.byte_strides[desc.axis], {}, 1, 0, 0, false,
               in.byte_swapped, out.byte_swapped, static_cast<char*>(indices.data),
               has_indices ? indices.byte_strides[desc.axis] : 0};
-    visit_element_types(in.data_type, [&](auto types) {
-        using Types = decltype(types);
-        plan.element_size = std::ptrdiff_t(sizeof(typename Types::Stored));
-        plan.element_alignment = std::ptrdiff_t(alignof(typename Types::Stored));
-        plan.converted = !std::is_same<typename Types::Stored, typename Types::Compute>::value;
-    });
+    const Storage storage = storage_of(in.data_type);
+    plan.element_size = storage.size;
+    plan.element_alignment = storage.alignment;
+    plan.converted = storage.converted;
     if (desc.direction == AxisDirection::decreasing) {
         walk_backwards(plan, plan.n, plan.in_step, plan.out_step, plan.indices_step);
     }
@@ -211,22 +227,15 @@ Path choose_path(const Plan& plan) {
 std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc) {
     const TensorView& in = desc.input;
     const TensorView& out = desc.output;
-    std::ptrdiff_t size = 0;
-    std::ptrdiff_t alignment = 0;
-    std::ptrdiff_t chunk = 0;
-    bool converted = false;
-    visit_element_types(in.data_type, [&](auto types) {
-        using Types = decltype(types);
-        size = std::ptrdiff_t(sizeof(typename Types::Stored));
-        alignment = std::ptrdiff_t(alignof(typename Types::Stored));
-        chunk = chunk_elements<typename Types::Compute>();
-        converted = !std::is_same<typename Types::Stored, typename Types::Compute>::value;
-    });
+    const Storage storage = storage_of(in.data_type);
+    const std::ptrdiff_t size = storage.size;
+    const std::ptrdiff_t alignment = storage.alignment;
     // The separate scans' paths, whose arithmetic the kernels repeat to the bit: the row axis contiguous in both
     // arrays, its rows wider than any vector of packed rows (scan_rows) and within a chunk, on the direct path; the
     // column axis on the outer path, a step apart in what its scan reads (the input when it comes first).
     const auto is_row_axis = [&](std::size_t d) {
-        return in.sizes[d] > 64 && in.sizes[d] <= chunk && in.byte_strides[d] == size && out.byte_strides[d] == size;
+        return in.sizes[d] > 64 && in.sizes[d] <= storage.chunk && in.byte_strides[d] == size &&
+               out.byte_strides[d] == size;
     };
     const AxisScan first{desc.axis, desc.direction, desc.exclusive};
     const bool rows_first = !is_row_axis(desc.then->axis) && is_row_axis(first.axis);
@@ -234,7 +243,7 @@ std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc
     const AxisScan& column = rows_first ? *desc.then : first;
     const bool columns_as_outer_path = rows_first || magnitude(in.byte_strides[column.axis]) > size;
     const bool plain_sum = desc.op == CumulativeOperator::summation && !desc.compensated && !desc.skip_nan;
-    if (!plain_sum || converted || in.byte_swapped || out.byte_swapped || !is_row_axis(row.axis) ||
+    if (!plain_sum || storage.converted || in.byte_swapped || out.byte_swapped || !is_row_axis(row.axis) ||
         !columns_as_outer_path || !aligned_to(in.data, alignment) || !aligned_to(out.data, alignment)) {
         return std::nullopt;
     }
