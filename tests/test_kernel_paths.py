@@ -50,3 +50,34 @@ def test_lines_across_chunk_boundaries(dtype, length):
     for decreasing in (False, True):
         got = simdscan.cumsum(a, direction="decreasing" if decreasing else "increasing", exclusive=decreasing)
         check_scan(got, "cumsum", a, decreasing=decreasing, exclusive=decreasing)
+
+
+@pytest.mark.parametrize("layout", ["byte-swapped", "strided"])
+@pytest.mark.parametrize("width", [1023, 2500])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+def test_staged_outer_rows_wider_than_a_staging_block(layout, width, dtype):
+    # The staged outer path scans each row in segments of one staging block (1024 elements), each segment with
+    # its own running states: rows of 2500 end in a partial segment, and a compensated state keeps two arrays.
+    rng = np.random.default_rng(width)
+    native = (rng.standard_normal((40, width)) + (1j if dtype == "complex128" else 0)).astype(dtype)
+    native[3, ::7] = -0.0
+    if layout == "byte-swapped":
+        staged = native.astype(native.dtype.newbyteorder())
+    else:
+        staged = np.repeat(native, 2, axis=1)[:, ::2]
+    for options in ({}, {"exclusive": True}, {"direction": "decreasing"}, {"compensated": True}):
+        expected = simdscan.cumsum(native, axis=0, **options)
+        if not options:
+            assert expected.tobytes() == np.cumsum(native, axis=0).tobytes()
+        assert np.asarray(simdscan.cumsum(staged, axis=0, **options), dtype).tobytes() == expected.tobytes()
+        out = np.full(staged.shape, np.nan, staged.dtype)
+        simdscan.cumsum(staged, axis=0, out=out, **options)
+        assert out.astype(dtype).tobytes() == expected.tobytes()
+
+
+def test_staged_outer_float16_rows_wider_than_a_staging_block():
+    # float16 runs the outer axis in float32 and rounds each output: NumPy's order in float32, then one rounding.
+    a = np.random.default_rng(3).standard_normal((50, 2500)).astype(np.float16)
+    expected = np.cumsum(a.astype(np.float32), axis=0).astype(np.float16)
+    assert simdscan.cumsum(a, axis=0).tobytes() == expected.tobytes()
+    assert simdscan.cumsum(a[:, ::-1], axis=0).tobytes() == expected[:, ::-1].tobytes()

@@ -90,8 +90,8 @@ struct TypedKernels {
     scan_fn scan[2];  // [reverse]
     rebase_fn rebase;
     rows_fn rows[2];  // [reverse]
-    combine_fn combine;
-    advance_fn advance[2];  // [exclusive]
+    combine_fn combine[2];     // [descending: walks the row from its end]
+    advance_fn advance[2][2];  // [exclusive][descending]
     apply_fn apply;
     suppliers_fn suppliers;
     total_fn total;
@@ -138,7 +138,11 @@ struct KernelTable {
     LogSumExpKernels log_sum_exp;
     void (*half_to_float)(const std::uint16_t* in, float* out, std::ptrdiff_t n);
     void (*float_to_half)(const float* in, std::uint16_t* out, std::ptrdiff_t n);
+    // Copies n units of 2, 4 or 8 bytes ([byteswap_slot(unit size)]) with each unit's bytes reversed; to may be from.
+    void (*copy_byteswapped[3])(const void* from, void* to, std::ptrdiff_t n);
 };
+
+constexpr std::size_t byteswap_slot(std::size_t unit_bytes) { return unit_bytes == 2 ? 0 : unit_bytes == 4 ? 1 : 2; }
 
 // Elements per chunk of a long line: 256 KiB of them. Threads split a long line at these boundaries.
 template <class T>

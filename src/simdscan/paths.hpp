@@ -183,19 +183,20 @@ void scan_outer_tile(const Job<S, C, State>& job, const C* in, C* out, std::ptrd
         return reinterpret_cast<C*>(reinterpret_cast<char*>(out) + r * plan.out_step);
     };
     const std::size_t bytes = std::size_t(width) * sizeof(C);
+    const auto combine = job.kernels.combine[plan.in_step < 0];
     if (!job.exclusive) {
         if (out != in) {
             std::memcpy(out, in, bytes);
         }
         for (std::ptrdiff_t r = 1; r < plan.n; ++r) {
-            job.kernels.combine(row_out(r - 1), row_in(r), row_out(r), width);
+            combine(row_out(r - 1), row_in(r), row_out(r), width);
         }
     } else {
         // Row 1 copies row 0 rather than adding it to the identity: identity + -0.0 would lose the sign.
         std::fill(out, out + width, job.kernels.identity);
         std::memcpy(row_out(1), in, bytes);
         for (std::ptrdiff_t r = 2; r < plan.n; ++r) {
-            job.kernels.combine(row_out(r - 1), row_in(r - 1), row_out(r), width);
+            combine(row_out(r - 1), row_in(r - 1), row_out(r), width);
         }
     }
 }
@@ -212,21 +213,30 @@ void fill_states(Compensated<C>* carry, std::ptrdiff_t w, const Compensated<C>& 
     std::fill_n(sums + w, w, state.error);
 }
 
-// Scans rows [0, n) of one tile with the running states kept in `carry`: row r is read from load(r) in compute
-// type, advanced into target(r) (which may be the row read) and handed to store(r, values).
+// Scans rows [0, n) of one tile with the running states kept in `carry`, each row in segments of at most `segment`
+// elements: segment [c, c + count) of row r is read from load(r, c, count) in compute type, advanced into
+// target(r, c) (which may be the segment read; walked from its end if `descending`) and handed to
+// store(r, c, values, count). A segment's states sit at carry + c in every row, so a Compensated segment keeps its
+// sums-then-errors layout.
 template <class S, class C, class State, class Load, class Target, class Store>
-void scan_outer_tile_carried(const Job<S, C, State>& job, std::vector<State>& carry, std::ptrdiff_t width, Load&& load,
-                             Target&& target, Store&& store) {
-    fill_states(carry.data(), width, job.kernels.neutral);
+void scan_outer_tile_carried(const Job<S, C, State>& job, std::vector<State>& carry, std::ptrdiff_t width,
+                             std::ptrdiff_t segment, bool descending, Load&& load, Target&& target, Store&& store) {
+    const auto advance = job.kernels.advance[job.exclusive][descending];
+    for (std::ptrdiff_t c = 0; c < width; c += segment) {
+        fill_states(carry.data() + c, std::min(segment, width - c), job.kernels.neutral);
+    }
     for (std::ptrdiff_t r = 0; r < job.plan.n; ++r) {
-        const C* row = load(r);
-        C* values = target(r);
-        job.kernels.advance[job.exclusive](row, carry.data(), values, width);
-        if (job.exclusive && r == 0) {
-            // The empty range's value is the identity (+0.0 for sums), not the internal neutral -0.0.
-            std::fill(values, values + width, job.kernels.identity);
+        for (std::ptrdiff_t c = 0; c < width; c += segment) {
+            const std::ptrdiff_t count = std::min(segment, width - c);
+            const C* row = load(r, c, count);
+            C* values = target(r, c);
+            advance(row, carry.data() + c, values, count);
+            if (job.exclusive && r == 0) {
+                // The empty range's value is the identity (+0.0 for sums), not the internal neutral -0.0.
+                std::fill(values, values + count, job.kernels.identity);
+            }
+            store(r, c, values, count);
         }
-        store(r, values);
     }
 }
 
@@ -241,7 +251,7 @@ template <class S, class C, class State>
 TileRows tile_rows(const Job<S, C, State>& job, bool buffered) {
     // The output rows are the running rows unless they hold rounded states (or elements the op replaces) or are
     // overwritten in place before an exclusive scan has read them.
-    const bool carried = job.kernels.combine == nullptr || (job.plan.in == job.plan.out && job.exclusive);
+    const bool carried = job.kernels.combine[0] == nullptr || (job.plan.in == job.plan.out && job.exclusive);
     return buffered ? TileRows::staged : carried ? TileRows::carried : TileRows::combined;
 }
 
@@ -294,20 +304,26 @@ private:
     void scan_in_place(const char* in, char* out, std::ptrdiff_t width) {
         const Plan& plan = job_.plan;
         scan_outer_tile_carried(
-            job_, carry_, width,
-            [&](std::ptrdiff_t r) { return reinterpret_cast<const C*>(in + r * plan.in_step); },
-            [&](std::ptrdiff_t r) { return reinterpret_cast<C*>(out + r * plan.out_step); },
-            [](std::ptrdiff_t, const C*) {});
+            job_, carry_, width, width, plan.in_step < 0,
+            [&](std::ptrdiff_t r, std::ptrdiff_t, std::ptrdiff_t) {
+                return reinterpret_cast<const C*>(in + r * plan.in_step);
+            },
+            [&](std::ptrdiff_t r, std::ptrdiff_t) { return reinterpret_cast<C*>(out + r * plan.out_step); },
+            [](std::ptrdiff_t, std::ptrdiff_t, const C*, std::ptrdiff_t) {});
     }
 
     void scan_staged(const char* in, char* out, std::ptrdiff_t width, const Dim& inner) {
         const Plan& plan = job_.plan;
+        // Segments of a staging block, the row's whole width still read and written in memory order: the staged
+        // copies stay in L1, and a tile a staging block wide walked the arrays in 4 KiB pieces (2x as long).
         scan_outer_tile_carried(
-            job_, carry_, width,
-            [&](std::ptrdiff_t r) { return staging_->load(in + r * plan.in_step, inner.in_stride, width); },
-            [&](std::ptrdiff_t) { return staging_->values(); },
-            [&](std::ptrdiff_t r, const C* values) {
-                staging_->store(values, out + r * plan.out_step, inner.out_stride, width);
+            job_, carry_, width, Staging<S, C>::block, false,
+            [&](std::ptrdiff_t r, std::ptrdiff_t c, std::ptrdiff_t count) {
+                return staging_->load(in + r * plan.in_step + c * inner.in_stride, inner.in_stride, count);
+            },
+            [&](std::ptrdiff_t, std::ptrdiff_t) { return staging_->values(); },
+            [&](std::ptrdiff_t r, std::ptrdiff_t c, const C* values, std::ptrdiff_t count) {
+                staging_->store(values, out + r * plan.out_step + c * inner.out_stride, inner.out_stride, count);
             });
     }
 
@@ -321,8 +337,7 @@ template <class S, class C, class State>
 void run_outer(const Job<S, C, State>& job, bool buffered) {
     const Plan& plan = job.plan;
     const std::size_t threads = threads_for(job);
-    const OuterTiling tiling =
-        outer_tiling<C>(plan, threads, buffered ? Staging<S, C>::block : 32 * 1024 / std::ptrdiff_t(sizeof(C)));
+    const OuterTiling tiling = outer_tiling<C>(plan, threads, 32 * 1024 / std::ptrdiff_t(sizeof(C)));
     const TileRows rows = tile_rows(job, buffered);
     parallel_ranges(tiling.tasks, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
         TileScanner<S, C, State> scanner(job, rows, tiling.width);

@@ -1,5 +1,5 @@
-// The scan kernels, templated on the xsimd architecture A and the op: a line in chunks, rebasing, whole rows, and
-// the steps of a scan along an outer axis. Compiled once per tier (tier_kernels.hpp), with that tier's flags.
+// The scan kernels, templated on the xsimd architecture A and the op: a line in chunks, rebasing and whole rows.
+// Compiled once per tier (tier_kernels.hpp), with that tier's flags.
 #pragma once
 
 #include <algorithm>
@@ -284,46 +284,6 @@ void scan_rows(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows,
         ScanState<typename Op::template state<T>> st{neutral, neutral, false, true};
         scan_line<A, T, Op, Reverse>(reinterpret_cast<const T*>(in + r * in_stride),
                                      reinterpret_cast<T*>(out + r * out_stride), n, st, exclusive);
-    }
-}
-
-template <class A, class T, class Op>
-void combine_rows(const T* a, const T* b, T* out, std::ptrdiff_t w) {
-    std::ptrdiff_t j = 0;
-    if constexpr (is_vectorized<A, T>()) {
-        using B = xsimd::batch<T, A>;
-        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-        for (; j + lanes <= w; j += lanes) {
-            Op::apply(B::load_unaligned(a + j), B::load_unaligned(b + j)).store_unaligned(out + j);
-        }
-    }
-    for (; j < w; ++j) {
-        out[j] = Op::apply(a[j], b[j]);
-    }
-}
-
-template <class A, class T, class Op, bool Exclusive, class State = typename Op::template state<T>>
-void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w) {
-    std::ptrdiff_t j = 0;
-    if constexpr (is_vectorized<A, T>()) {
-        using B = typename Op::template vector<T, A>;
-        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-        for (; j + lanes <= w; j += lanes) {
-            const B x = Op::admit(load_vector<B>(in + j));  // before out is written: out may equal in
-            typename Op::template state<B> before;
-            load_state(before, carry, w, j);
-            const auto after = Op::apply(before, Op::lift(x));
-            store_state(after, carry, w, j);
-            store_vector(out + j, Op::lower(Exclusive ? before : after));
-        }
-    }
-    for (; j < w; ++j) {
-        const T x = Op::admit(in[j]);
-        typename Op::template state<T> before;
-        load_state(before, carry, w, j);
-        const auto after = Op::apply(before, Op::lift(x));
-        store_state(after, carry, w, j);
-        out[j] = T(Op::lower(Exclusive ? before : after));
     }
 }
 

@@ -15,29 +15,6 @@
 namespace simdscan {
 namespace detail {
 
-inline std::uint16_t reversed_bytes(std::uint16_t u) { return std::uint16_t(u << 8 | u >> 8); }
-inline std::uint32_t reversed_bytes(std::uint32_t u) {
-    return std::uint32_t(reversed_bytes(std::uint16_t(u))) << 16 | reversed_bytes(std::uint16_t(u >> 16));
-}
-inline std::uint64_t reversed_bytes(std::uint64_t u) {
-    return std::uint64_t(reversed_bytes(std::uint32_t(u))) << 32 | reversed_bytes(std::uint32_t(u >> 32));
-}
-
-// Copies `count` units of type Unit from `from` to `to` (which may be `from`), each with its bytes reversed: one
-// load, one byte-reversing shift pattern (a single instruction once compiled) and one store per unit, where
-// std::reverse over a unit of runtime length took a loop.
-template <class Unit>
-void copy_byteswapped(const void* from, void* to, std::ptrdiff_t count) {
-    const auto* source = static_cast<const unsigned char*>(from);
-    auto* target = static_cast<unsigned char*>(to);
-    for (std::ptrdiff_t i = 0; i < count; ++i) {
-        Unit unit;
-        std::memcpy(&unit, source + i * std::ptrdiff_t(sizeof(Unit)), sizeof(Unit));
-        unit = reversed_bytes(unit);
-        std::memcpy(target + i * std::ptrdiff_t(sizeof(Unit)), &unit, sizeof(Unit));
-    }
-}
-
 // The unsigned integer as wide as the unit whose bytes a byte swap reverses: complex numbers swap each component.
 template <class S>
 using SwapUnit = typename std::conditional<
@@ -128,9 +105,10 @@ private:
     }
 
     // Copies `count` elements with their bytes reversed.
-    static void swap_into(const void* from, void* to, std::ptrdiff_t count) {
+    void swap_into(const void* from, void* to, std::ptrdiff_t count) const {
         if constexpr (sizeof(S) > 1) {  // one-byte elements have no byte order
-            copy_byteswapped<SwapUnit<S>>(from, to, count * std::ptrdiff_t(sizeof(S) / sizeof(SwapUnit<S>)));
+            table_.copy_byteswapped[byteswap_slot(sizeof(SwapUnit<S>))](
+                from, to, count * std::ptrdiff_t(sizeof(S) / sizeof(SwapUnit<S>)));
         }
     }
 

@@ -5,7 +5,9 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "byte_order.hpp"
 #include "kernels.hpp"
+#include "outer_kernels.hpp"
 #include "scan_kernels.hpp"
 #include "two_axes_kernels.hpp"
 
@@ -25,12 +27,15 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     k.rows[0] = &scan_rows<A, T, Op, false>;
     k.rows[1] = &scan_rows<A, T, Op, true>;
     if constexpr (std::is_same<typename Op::template state<T>, T>::value && Op::admits_every) {
-        k.combine = &combine_rows<A, T, Op>;
+        k.combine[0] = &combine_rows<A, T, Op, false>;
+        k.combine[1] = &combine_rows<A, T, Op, true>;
     } else {
-        k.combine = nullptr;
+        k.combine[0] = k.combine[1] = nullptr;
     }
-    k.advance[0] = &advance_rows<A, T, Op, false>;
-    k.advance[1] = &advance_rows<A, T, Op, true>;
+    k.advance[0][0] = &advance_rows<A, T, Op, false, false>;
+    k.advance[0][1] = &advance_rows<A, T, Op, false, true>;
+    k.advance[1][0] = &advance_rows<A, T, Op, true, false>;
+    k.advance[1][1] = &advance_rows<A, T, Op, true, true>;
     k.apply = &apply_op<T, Op>;
     if constexpr (std::is_same<Op, Maximum>::value || std::is_same<Op, Minimum>::value) {
         k.suppliers = &find_suppliers<A, T>;
@@ -91,6 +96,9 @@ KernelTable make_table() {
     fill_set<A, Fixed<LogAddExp>>(table.log_sum_exp);
     table.half_to_float = &Lanes<A>::half_to_float;
     table.float_to_half = &Lanes<A>::float_to_half;
+    table.copy_byteswapped[0] = &copy_byteswapped<A, std::uint16_t>;
+    table.copy_byteswapped[1] = &copy_byteswapped<A, std::uint32_t>;
+    table.copy_byteswapped[2] = &copy_byteswapped<A, std::uint64_t>;
     return table;
 }
 

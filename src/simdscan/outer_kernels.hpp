@@ -1,0 +1,86 @@
+// The steps of a scan along an outer axis, elementwise over one row of contiguous elements, templated on the xsimd
+// architecture A and the op. Compiled once per tier (tier_kernels.hpp), with that tier's flags.
+#pragma once
+
+#include <cstddef>
+
+#include <xsimd/xsimd.hpp>
+
+#include "ops.hpp"
+#include "scan_kernels.hpp"
+#include "vector_state.hpp"
+
+namespace simdscan {
+namespace detail {
+namespace SIMDSCAN_TIER {
+
+// Visits a row of w elements as whole vectors of Lanes (on_vector(j)), then single elements (on_element(j)), or
+// all of it from its end when Descending: rows visited in decreasing address order then read memory in one
+// falling stream, where rows each read upwards ran 1.5x as long (4096x4096 float32, Zen 4).
+template <std::ptrdiff_t Lanes, bool Descending, class OnVector, class OnElement>
+void walk_row(std::ptrdiff_t w, OnVector&& on_vector, OnElement&& on_element) {
+    const std::ptrdiff_t whole = w - w % Lanes;
+    if constexpr (Descending) {
+        for (std::ptrdiff_t j = w - 1; j >= whole; --j) {
+            on_element(j);
+        }
+        for (std::ptrdiff_t j = whole - Lanes; j >= 0; j -= Lanes) {
+            on_vector(j);
+        }
+    } else {
+        for (std::ptrdiff_t j = 0; j < whole; j += Lanes) {
+            on_vector(j);
+        }
+        for (std::ptrdiff_t j = whole; j < w; ++j) {
+            on_element(j);
+        }
+    }
+}
+
+template <class A, class T, class Op, bool Descending>
+void combine_rows(const T* a, const T* b, T* out, std::ptrdiff_t w) {
+    const auto element = [&](std::ptrdiff_t j) { out[j] = Op::apply(a[j], b[j]); };
+    if constexpr (is_vectorized<A, T>()) {
+        using B = xsimd::batch<T, A>;
+        walk_row<std::ptrdiff_t(B::size), Descending>(
+            w,
+            [&](std::ptrdiff_t j) {
+                Op::apply(B::load_unaligned(a + j), B::load_unaligned(b + j)).store_unaligned(out + j);
+            },
+            element);
+    } else {
+        walk_row<1, Descending>(w, element, element);
+    }
+}
+
+template <class A, class T, class Op, bool Exclusive, bool Descending, class State = typename Op::template state<T>>
+void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w) {
+    const auto element = [&](std::ptrdiff_t j) {
+        const T x = Op::admit(in[j]);
+        typename Op::template state<T> before;
+        load_state(before, carry, w, j);
+        const auto after = Op::apply(before, Op::lift(x));
+        store_state(after, carry, w, j);
+        out[j] = T(Op::lower(Exclusive ? before : after));
+    };
+    if constexpr (is_vectorized<A, T>()) {
+        using B = typename Op::template vector<T, A>;
+        walk_row<std::ptrdiff_t(B::size), Descending>(
+            w,
+            [&](std::ptrdiff_t j) {
+                const B x = Op::admit(load_vector<B>(in + j));  // before out is written: out may equal in
+                typename Op::template state<B> before;
+                load_state(before, carry, w, j);
+                const auto after = Op::apply(before, Op::lift(x));
+                store_state(after, carry, w, j);
+                store_vector(out + j, Op::lower(Exclusive ? before : after));
+            },
+            element);
+    } else {
+        walk_row<1, Descending>(w, element, element);
+    }
+}
+
+}  // namespace SIMDSCAN_TIER
+}  // namespace detail
+}  // namespace simdscan
