@@ -86,6 +86,10 @@ struct TypedKernels {
     // row's scan and its step along the column (from and into `carry`, n running values), into out.
     using two_axes_row_fn = void (*)(const T* in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
                                      bool column_exclusive, bool identity_row);
+    // float32 sums and products only (null otherwise): scan, for n contiguous float16 elements (their bits) converted
+    // to float32 and back in registers.
+    using scan_half_fn = void (*)(const std::uint16_t* in, std::uint16_t* out, std::ptrdiff_t n, ScanState<State>& st,
+                                  bool exclusive);
 
     scan_fn scan[2];  // [reverse]
     rebase_fn rebase;
@@ -96,6 +100,7 @@ struct TypedKernels {
     suppliers_fn suppliers;
     total_fn total;
     two_axes_row_fn two_axes_row[2][2];  // [rows first][reverse]
+    scan_half_fn scan_half[2];           // [reverse]
     State neutral;  // x op neutral == x bit for bit (-0.0 for float sums)
     T identity;     // the value of an empty range (+0.0 for float sums)
 };

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <type_traits>
@@ -62,10 +63,18 @@ struct DirectEngine {
 template <class S, class C, class State>
 class LineBuffers {
 public:
-    explicit LineBuffers(const Job<S, C, State>& job) : job_(job), staging_(job.plan, job.table) {}
+    explicit LineBuffers(const Job<S, C, State>& job)
+        : job_(job), staging_(job.plan, job.table), scan_half_(packed_half_scan(job.plan, job.kernels)) {}
 
     // Scans scan positions [begin, begin + length) of the line at in/out with state st.
     void scan(const char* in, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<State>& st) {
+        if (scan_half_ != nullptr && (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) %
+                                             alignof(S) == 0) {
+            const std::ptrdiff_t at = job_.plan.in_step < 0 ? begin + length - 1 : begin;
+            scan_half_(reinterpret_cast<const std::uint16_t*>(in + at * job_.plan.in_step),
+                       reinterpret_cast<std::uint16_t*>(out + at * job_.plan.out_step), length, st, job_.exclusive);
+            return;
+        }
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
             job_.kernels.scan[0](load(in, begin + done, count), staging_.values(), count, st, job_.exclusive);
@@ -108,6 +117,16 @@ public:
 private:
     static constexpr std::ptrdiff_t block = Staging<S, C>::block;
 
+    // A float16 line stored packed, in native byte order and the same direction in both arrays, needs no staging:
+    // the kernel converts its vectors in registers (float16 2048x2048 along rows: 1.17 to 1.04 ms, Zen 4).
+    static typename TypedKernels<C, State>::scan_half_fn packed_half_scan(const Plan& plan,
+                                                                         const TypedKernels<C, State>& kernels) {
+        const bool packed = std::is_same<S, std::uint16_t>::value && std::is_same<C, float>::value &&
+                            !plan.in_swapped && !plan.out_swapped && plan.in_step == plan.out_step &&
+                            (plan.in_step == std::ptrdiff_t(sizeof(S)) || plan.in_step == -std::ptrdiff_t(sizeof(S)));
+        return packed ? kernels.scan_half[plan.in_step < 0] : nullptr;
+    }
+
     const C* load(const char* in, std::ptrdiff_t begin, std::ptrdiff_t count) {
         return staging_.load(in + begin * job_.plan.in_step, job_.plan.in_step, count);
     }
@@ -117,6 +136,7 @@ private:
 
     const Job<S, C, State>& job_;
     Staging<S, C> staging_;
+    typename TypedKernels<C, State>::scan_half_fn scan_half_;
 };
 
 template <class S, class C, class State>

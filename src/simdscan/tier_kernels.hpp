@@ -6,6 +6,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "byte_order.hpp"
+#include "half_line_kernels.hpp"
 #include "kernels.hpp"
 #include "outer_kernels.hpp"
 #include "scan_kernels.hpp"
@@ -54,6 +55,13 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
         k.two_axes_row[1][1] = &scan_two_axes_row<A, T, Op, true, true>;
     } else {
         k.two_axes_row[0][0] = k.two_axes_row[0][1] = k.two_axes_row[1][0] = k.two_axes_row[1][1] = nullptr;
+    }
+    if constexpr (std::is_same<T, float>::value &&
+                  (std::is_same<Op, Summation>::value || std::is_same<Op, Product>::value)) {
+        k.scan_half[0] = &scan_half_line<A, Op, false>;
+        k.scan_half[1] = &scan_half_line<A, Op, true>;
+    } else {
+        k.scan_half[0] = k.scan_half[1] = nullptr;
     }
     k.neutral = Op::template neutral<T>();
     k.identity = Op::template identity<T>();

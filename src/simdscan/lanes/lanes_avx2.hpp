@@ -65,12 +65,11 @@ struct Lanes<xsimd::avx2> : HalfBlockLanes<xsimd::avx2, Lanes<xsimd::avx2>> {
     static batch<double> load_widened(const float* p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
     static void store_narrowed(float* p, const batch<double>& x) { _mm_storeu_ps(p, _mm256_cvtpd_ps(x)); }
 
-    static void half_to_float_block(const std::uint16_t* in, float* out) {
-        _mm256_storeu_ps(out, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in))));
+    static batch<float> load_halves(const std::uint16_t* p) {
+        return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
     }
-    static void float_to_half_block(const float* in, std::uint16_t* out) {
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
-                         _mm256_cvtps_ph(_mm256_loadu_ps(in), _MM_FROUND_TO_NEAREST_INT));
+    static void store_halves(std::uint16_t* p, const batch<float>& x) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
     }
 };
 

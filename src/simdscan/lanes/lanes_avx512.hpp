@@ -62,12 +62,11 @@ struct Lanes<xsimd::avx512bw> : HalfBlockLanes<xsimd::avx512bw, Lanes<xsimd::avx
     static batch<double> load_widened(const float* p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
     static void store_narrowed(float* p, const batch<double>& x) { _mm256_storeu_ps(p, _mm512_cvtpd_ps(x)); }
 
-    static void half_to_float_block(const std::uint16_t* in, float* out) {
-        _mm512_storeu_ps(out, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in))));
+    static batch<float> load_halves(const std::uint16_t* p) {
+        return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
     }
-    static void float_to_half_block(const float* in, std::uint16_t* out) {
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
-                            _mm512_cvtps_ph(_mm512_loadu_ps(in), _MM_FROUND_TO_NEAREST_INT));
+    static void store_halves(std::uint16_t* p, const batch<float>& x) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
     }
 };
 

@@ -70,6 +70,18 @@ struct GenericLanes {
         }
     }
 
+    // A float32 register's worth of float16 values (their bits) converted as they are loaded, and back as stored.
+    static batch<float> load_halves(const std::uint16_t* p) {
+        alignas(A::alignment()) float values[batch<float>::size];
+        half_to_float(p, values, std::ptrdiff_t(batch<float>::size));
+        return batch<float>::load_aligned(values);
+    }
+    static void store_halves(std::uint16_t* p, const batch<float>& x) {
+        alignas(A::alignment()) float values[batch<float>::size];
+        x.store_aligned(values);
+        float_to_half(values, p, std::ptrdiff_t(batch<float>::size));
+    }
+
     // n float16 values (their bits) to float32 and back, one at a time.
     static void half_to_float(const std::uint16_t* in, float* out, std::ptrdiff_t n) {
         for (std::ptrdiff_t i = 0; i < n; ++i) {
@@ -131,7 +143,7 @@ struct RegisterLanes : GenericLanes<A> {
 };
 
 // RegisterLanes for an ISA that converts a float32 register's worth of float16 values at once (x86's F16C and
-// AVX-512F): Moves gives half_to_float_block(in, out) and float_to_half_block(in, out) for batch<float>::size values.
+// AVX-512F): Moves gives load_halves and store_halves in its instructions.
 template <class A, class Moves>
 struct HalfBlockLanes : RegisterLanes<A, Moves> {
     // Whole registers, the rest one by one.
@@ -139,7 +151,7 @@ struct HalfBlockLanes : RegisterLanes<A, Moves> {
         constexpr std::ptrdiff_t width = xsimd::batch<float, A>::size;
         std::ptrdiff_t i = 0;
         for (; i + width <= n; i += width) {
-            Moves::half_to_float_block(in + i, out + i);
+            Moves::load_halves(in + i).store_unaligned(out + i);
         }
         GenericLanes<A>::half_to_float(in + i, out + i, n - i);
     }
@@ -147,7 +159,7 @@ struct HalfBlockLanes : RegisterLanes<A, Moves> {
         constexpr std::ptrdiff_t width = xsimd::batch<float, A>::size;
         std::ptrdiff_t i = 0;
         for (; i + width <= n; i += width) {
-            Moves::float_to_half_block(in + i, out + i);
+            Moves::store_halves(out + i, xsimd::batch<float, A>::load_unaligned(in + i));
         }
         GenericLanes<A>::float_to_half(in + i, out + i, n - i);
     }

@@ -1,0 +1,62 @@
+// A line of float16 elements scanned in float32 registers, each vector converted as it is loaded and as it is
+// stored: the bits of staging's convert, scan in float32 and convert back, without two passes through its buffer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "float16.hpp"
+#include "kernels.hpp"
+#include "scan_kernels.hpp"
+
+namespace simdscan {
+namespace detail {
+namespace SIMDSCAN_TIER {
+
+template <class A>
+struct HalfElements {
+    const std::uint16_t* in;
+
+    template <class B>
+    B vector(std::ptrdiff_t at) const { return Lanes<A>::load_halves(in + at); }
+    float one(std::ptrdiff_t at) const { return half_bits_to_float(in[at]); }
+    const std::uint16_t* address(std::ptrdiff_t at) const { return in + at; }
+};
+template <class A>
+struct HalfOutputs {
+    std::uint16_t* out;
+
+    template <class B>
+    void vector(std::ptrdiff_t at, const B& values) const { Lanes<A>::store_halves(out + at, values); }
+    void one(std::ptrdiff_t at, float value) const { out[at] = float_to_half_bits(value); }
+};
+
+template <class A, class Op, bool Reverse, bool Exclusive>
+float scan_half_span(const std::uint16_t* in, std::uint16_t* out, std::ptrdiff_t n, const ScanState<float>& st) {
+    const HalfElements<A> elements{in};
+    const HalfOutputs<A> outputs{out};
+    return st.has_base ? scan_steps<A, float, Op, Reverse, Exclusive, true>(elements, outputs, n, st.base, st.local)
+                       : scan_steps<A, float, Op, Reverse, Exclusive, false>(elements, outputs, n, st.base, st.local);
+}
+
+// scan_line of float16 elements (their bits), for ops whose float32 scan is scan_steps alone.
+template <class A, class Op, bool Reverse>
+void scan_half_line(const std::uint16_t* in, std::uint16_t* out, std::ptrdiff_t n, ScanState<float>& st,
+                    bool exclusive) {
+    if (n == 0) {
+        return;
+    }
+    if (exclusive) {
+        st.local = scan_half_span<A, Op, Reverse, true>(in, out, n, st);
+        if (st.at_line_start) {
+            out[Reverse ? n - 1 : 0] = float_to_half_bits(Op::template identity<float>());
+        }
+    } else {
+        st.local = scan_half_span<A, Op, Reverse, false>(in, out, n, st);
+    }
+    st.at_line_start = false;
+}
+
+}  // namespace SIMDSCAN_TIER
+}  // namespace detail
+}  // namespace simdscan
