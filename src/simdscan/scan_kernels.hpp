@@ -129,6 +129,17 @@ State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) 
     }
 }
 
+// The op between the running vector and the next vector's prefix: a float sum's on the pipes Lanes::add_beside picks.
+template <class A, class Op, class V>
+V apply_between_vectors(const V& running, const V& x) {
+    if constexpr (std::is_base_of<Summation, Op>::value || std::is_base_of<WidenedSummation, Op>::value) {
+        if constexpr (std::is_floating_point<typename V::value_type>::value) {
+            return Lanes<A>::add_beside(running, x);
+        }
+    }
+    return Op::apply(running, x);
+}
+
 // scan_span one op step at a time: vector_prefix within each vector, the op between vectors.
 template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State, class Elements,
           class Outputs>
@@ -149,13 +160,13 @@ State scan_steps(const Elements& elements, const Outputs& outputs, std::ptrdiff_
             // The carry chain is one op per vector: the broadcast total is computed off it.
             const VectorState total = broadcast_total<A, Reverse>(prefix);
             const VectorState before = Exclusive ? shifted<A, Reverse, 1>(prefix, fill) : prefix;
-            B result = Op::lower(Op::apply(running, before));
+            B result = Op::lower(apply_between_vectors<A, Op>(running, before));
             if constexpr (HasBase) {
                 // As the element stored by a chunk scanned before its base was known, then rebased.
                 result = Op::lower(Op::apply(base_lanes, Op::lift(rounded_to_element<T>(result))));
             }
             outputs.vector(at, result);
-            running = Op::apply(running, total);
+            running = apply_between_vectors<A, Op>(running, total);
         }
         if (done > 0) {
             carry = first_lane(running);

@@ -59,6 +59,16 @@ struct Lanes<xsimd::avx2> : HalfBlockLanes<xsimd::avx2, Lanes<xsimd::avx2>> {
         }
     }
 
+    template <class T>
+    static batch<T> add_beside(const batch<T>& a, const batch<T>& b) {
+        if constexpr (std::is_same<T, float>::value) {
+            return _mm256_fmadd_ps(a, _mm256_set1_ps(1.0f), b);
+        } else if constexpr (std::is_same<T, double>::value) {
+            return _mm256_fmadd_pd(a, _mm256_set1_pd(1.0), b);
+        } else {
+            return a + b;
+        }
+    }
     static batch<double> multiply_add(const batch<double>& x, const batch<double>& y, const batch<double>& z) {
         return _mm256_fmadd_pd(x, y, z);
     }

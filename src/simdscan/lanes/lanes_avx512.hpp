@@ -56,6 +56,16 @@ struct Lanes<xsimd::avx512bw> : HalfBlockLanes<xsimd::avx512bw, Lanes<xsimd::avx
         }
     }
 
+    template <class T>
+    static batch<T> add_beside(const batch<T>& a, const batch<T>& b) {
+        if constexpr (std::is_same<T, float>::value) {
+            return _mm512_fmadd_ps(a, _mm512_set1_ps(1.0f), b);
+        } else if constexpr (std::is_same<T, double>::value) {
+            return _mm512_fmadd_pd(a, _mm512_set1_pd(1.0), b);
+        } else {
+            return a + b;
+        }
+    }
     static batch<double> multiply_add(const batch<double>& x, const batch<double>& y, const batch<double>& z) {
         return _mm512_fmadd_pd(x, y, z);
     }
