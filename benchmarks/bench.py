@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import platform
 import sys
 import time
@@ -139,13 +140,17 @@ def print_table(headers: list[str], rows: list[list[str]], markdown: bool) -> No
 
 
 def cpu_model() -> str:
+    """The CPU's model name, family and model numbers (which tell AMD's Zen generations apart) and logical CPUs."""
+    fields: dict[str, str] = {}
     try:
         for ln in Path("/proc/cpuinfo").read_text().splitlines():
-            if ln.startswith("model name"):
-                return ln.split(":", 1)[1].strip()
+            key, _, value = ln.partition(":")
+            fields.setdefault(key.strip(), value.strip())
     except OSError:
         pass
-    return platform.processor() or platform.machine()
+    name = fields.get("model name") or platform.processor() or platform.machine()
+    numbers = f" (family {fields['cpu family']}, model {fields['model']})" if "cpu family" in fields else ""
+    return f"{name}{numbers}, {os.cpu_count()} logical CPUs"
 
 
 def parser() -> argparse.ArgumentParser:
@@ -178,7 +183,8 @@ def run(args: argparse.Namespace) -> int:
 
     header = (f"simdscan {simdscan.__version__} ({simdscan.isa()}, {all_threads} threads), numpy {np.__version__}, "
               + (f"torch {torch.__version__} ({torch_all} threads)" if torch is not None else "torch not installed")
-              + f", Python {platform.python_version()}, CPU: {cpu_model()}" + (", --quick" if args.quick else ""))
+              + f", Python {platform.python_version()}, CPU: {cpu_model()}" + (", --quick" if args.quick else "")
+              + time.strftime(", run %Y-%m-%d %H:%M UTC", time.gmtime()))
     note = (f"each time: best of {repeats} repeats of a loop of >= {min_s * 1e3:g} ms; X/copy = time / time of a "
             f"single-threaded np.copyto(out, x) of the same array, measured in the same pass (lower is better); "
             f"1T = 1 thread, allT = {all_threads} simdscan / {torch_all} torch threads")
