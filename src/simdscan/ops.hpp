@@ -165,6 +165,17 @@ struct CompensatedSummation : AdmitsEvery {
         const V dropped = (a.sum - (sum - b_rounded)) + (b.sum - b_rounded);
         return {sum, (a.error + b.error) + dropped};
     }
+    // The same operations, every other one on the multiply pipes (Lanes::add_beside, subtract_beside: the same
+    // bits), as TwoSum is nothing but additions.
+    template <class T, class A>
+    static Compensated<xsimd::batch<T, A>> apply(const Compensated<xsimd::batch<T, A>>& a,
+                                                 const Compensated<xsimd::batch<T, A>>& b) {
+        using L = Lanes<A>;
+        const auto sum = a.sum + b.sum;
+        const auto b_rounded = L::subtract_beside(sum, a.sum);
+        const auto dropped = L::add_beside(L::subtract_beside(a.sum, sum - b_rounded), b.sum - b_rounded);
+        return {sum, L::add_beside(a.error + b.error, dropped)};
+    }
     template <class V>
     static Compensated<V> lift(const V& x) { return {x, zero_like(x)}; }
     template <class V>

@@ -69,6 +69,16 @@ struct Lanes<xsimd::avx2> : HalfBlockLanes<xsimd::avx2, Lanes<xsimd::avx2>> {
             return a + b;
         }
     }
+    template <class T>
+    static batch<T> subtract_beside(const batch<T>& a, const batch<T>& b) {
+        if constexpr (std::is_same<T, float>::value) {
+            return _mm256_fnmadd_ps(b, _mm256_set1_ps(1.0f), a);
+        } else if constexpr (std::is_same<T, double>::value) {
+            return _mm256_fnmadd_pd(b, _mm256_set1_pd(1.0), a);
+        } else {
+            return a - b;
+        }
+    }
     static batch<double> multiply_add(const batch<double>& x, const batch<double>& y, const batch<double>& z) {
         return _mm256_fmadd_pd(x, y, z);
     }

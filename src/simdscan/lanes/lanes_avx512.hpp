@@ -66,6 +66,16 @@ struct Lanes<xsimd::avx512bw> : HalfBlockLanes<xsimd::avx512bw, Lanes<xsimd::avx
             return a + b;
         }
     }
+    template <class T>
+    static batch<T> subtract_beside(const batch<T>& a, const batch<T>& b) {
+        if constexpr (std::is_same<T, float>::value) {
+            return _mm512_fnmadd_ps(b, _mm512_set1_ps(1.0f), a);
+        } else if constexpr (std::is_same<T, double>::value) {
+            return _mm512_fnmadd_pd(b, _mm512_set1_pd(1.0), a);
+        } else {
+            return a - b;
+        }
+    }
     static batch<double> multiply_add(const batch<double>& x, const batch<double>& y, const batch<double>& z) {
         return _mm512_fmadd_pd(x, y, z);
     }

@@ -47,10 +47,13 @@ struct GenericLanes {
         return batch<T>(buf[0]);
     }
 
-    // a + b, a sum's carry from one vector to the next: ISAs with FMA compute a * 1 + b (the same bits) on the
-    // multiply pipes, leaving the add pipes, which Zen 4 shares with lane moves, to the prefix (12% in cache there).
+    // a + b and a - b where additions crowd the add pipes (a sum's carry from one vector to the next, TwoSum): ISAs
+    // with FMA compute a * 1 + b and -(b * 1) + a (the same bits) on the multiply pipes, leaving the add pipes, which
+    // Zen 4 shares with lane moves, to the rest (12% in cache there).
     template <class T>
     static batch<T> add_beside(const batch<T>& a, const batch<T>& b) { return a + b; }
+    template <class T>
+    static batch<T> subtract_beside(const batch<T>& a, const batch<T>& b) { return a - b; }
 
     // x * y + z, fused where the ISA has the instruction (one rounding, not two): -ffp-contract=off keeps the
     // compiler from fusing on its own, and xsimd 8.1's fma on AVX-512 multiplies and adds.
