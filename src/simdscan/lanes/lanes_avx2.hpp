@@ -9,7 +9,7 @@
 namespace simdscan::detail::SIMDSCAN_TIER {
 
 template <>
-struct Lanes<xsimd::avx2> : HalfBlockLanes<xsimd::avx2, Lanes<xsimd::avx2>> {
+struct Lanes<xsimd::avx2> : FusedLanes<xsimd::avx2, Lanes<xsimd::avx2>> {
     // The moves take bytes from the 64 of [low | high] (fill below a, or above it), through their middle 32 bytes.
     template <int Bytes>
     static __m256i move_up(__m256i a, __m256i f) {
@@ -59,25 +59,8 @@ struct Lanes<xsimd::avx2> : HalfBlockLanes<xsimd::avx2, Lanes<xsimd::avx2>> {
         }
     }
 
-    template <class T>
-    static batch<T> add_beside(const batch<T>& a, const batch<T>& b) {
-        if constexpr (std::is_same<T, float>::value) {
-            return _mm256_fmadd_ps(a, _mm256_set1_ps(1.0f), b);
-        } else if constexpr (std::is_same<T, double>::value) {
-            return _mm256_fmadd_pd(a, _mm256_set1_pd(1.0), b);
-        } else {
-            return a + b;
-        }
-    }
-    template <class T>
-    static batch<T> subtract_beside(const batch<T>& a, const batch<T>& b) {
-        if constexpr (std::is_same<T, float>::value) {
-            return _mm256_fnmadd_ps(b, _mm256_set1_ps(1.0f), a);
-        } else if constexpr (std::is_same<T, double>::value) {
-            return _mm256_fnmadd_pd(b, _mm256_set1_pd(1.0), a);
-        } else {
-            return a - b;
-        }
+    static batch<float> multiply_add(const batch<float>& x, const batch<float>& y, const batch<float>& z) {
+        return _mm256_fmadd_ps(x, y, z);
     }
     static batch<double> multiply_add(const batch<double>& x, const batch<double>& y, const batch<double>& z) {
         return _mm256_fmadd_pd(x, y, z);

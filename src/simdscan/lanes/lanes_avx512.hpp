@@ -9,7 +9,7 @@
 namespace simdscan::detail::SIMDSCAN_TIER {
 
 template <>
-struct Lanes<xsimd::avx512bw> : HalfBlockLanes<xsimd::avx512bw, Lanes<xsimd::avx512bw>> {
+struct Lanes<xsimd::avx512bw> : FusedLanes<xsimd::avx512bw, Lanes<xsimd::avx512bw>> {
     template <int Bytes>
     static __m512i move_up(__m512i a, __m512i f) { return window<64 - Bytes>(f, a); }
     template <int Bytes>
@@ -56,25 +56,8 @@ struct Lanes<xsimd::avx512bw> : HalfBlockLanes<xsimd::avx512bw, Lanes<xsimd::avx
         }
     }
 
-    template <class T>
-    static batch<T> add_beside(const batch<T>& a, const batch<T>& b) {
-        if constexpr (std::is_same<T, float>::value) {
-            return _mm512_fmadd_ps(a, _mm512_set1_ps(1.0f), b);
-        } else if constexpr (std::is_same<T, double>::value) {
-            return _mm512_fmadd_pd(a, _mm512_set1_pd(1.0), b);
-        } else {
-            return a + b;
-        }
-    }
-    template <class T>
-    static batch<T> subtract_beside(const batch<T>& a, const batch<T>& b) {
-        if constexpr (std::is_same<T, float>::value) {
-            return _mm512_fnmadd_ps(b, _mm512_set1_ps(1.0f), a);
-        } else if constexpr (std::is_same<T, double>::value) {
-            return _mm512_fnmadd_pd(b, _mm512_set1_pd(1.0), a);
-        } else {
-            return a - b;
-        }
+    static batch<float> multiply_add(const batch<float>& x, const batch<float>& y, const batch<float>& z) {
+        return _mm512_fmadd_ps(x, y, z);
     }
     static batch<double> multiply_add(const batch<double>& x, const batch<double>& y, const batch<double>& z) {
         return _mm512_fmadd_pd(x, y, z);

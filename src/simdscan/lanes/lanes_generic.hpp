@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include <xsimd/xsimd.hpp>
 
@@ -48,8 +49,8 @@ struct GenericLanes {
     }
 
     // a + b and a - b where additions crowd the add pipes (a sum's carry from one vector to the next, TwoSum): ISAs
-    // with FMA compute a * 1 + b and -(b * 1) + a (the same bits) on the multiply pipes, leaving the add pipes, which
-    // Zen 4 shares with lane moves, to the rest (12% in cache there).
+    // with FMA run them on the multiply pipes (FusedLanes), leaving the add pipes, which Zen 4 shares with lane moves,
+    // to the rest (12% in cache there).
     template <class T>
     static batch<T> add_beside(const batch<T>& a, const batch<T>& b) { return a + b; }
     template <class T>
@@ -170,6 +171,32 @@ struct HalfBlockLanes : RegisterLanes<A, Moves> {
             Moves::store_halves(out + i, xsimd::batch<float, A>::load_unaligned(in + i));
         }
         GenericLanes<A>::float_to_half(in + i, out + i, n - i);
+    }
+};
+
+// HalfBlockLanes for an ISA with fused multiply-add (x86's FMA3, AVX-512F): Moves gives multiply_add for float and
+// double batches, and add_beside and subtract_beside take the multiply pipes, as one rounding of a * 1 + b and of
+// b * -1 + a is that of a + b and a - b.
+template <class A, class Moves>
+struct FusedLanes : HalfBlockLanes<A, Moves> {
+    template <class T>
+    using batch = xsimd::batch<T, A>;
+
+    template <class T>
+    static batch<T> add_beside(const batch<T>& a, const batch<T>& b) {
+        if constexpr (std::is_floating_point<T>::value) {
+            return Moves::multiply_add(a, batch<T>(T(1)), b);
+        } else {
+            return a + b;
+        }
+    }
+    template <class T>
+    static batch<T> subtract_beside(const batch<T>& a, const batch<T>& b) {
+        if constexpr (std::is_floating_point<T>::value) {
+            return Moves::multiply_add(b, batch<T>(T(-1)), a);
+        } else {
+            return a - b;
+        }
     }
 };
 
