@@ -177,6 +177,8 @@ def numpy_scan(w: Workload, x: np.ndarray[Any, Any], out: np.ndarray[Any, Any], 
 def torch_scan_fn(torch: Any, w: Workload, x: np.ndarray[Any, Any], out: np.ndarray[Any, Any],
                   tmp: np.ndarray[Any, Any]) -> Callable[[], object]:
     """The same recipe as numpy_scan in PyTorch (torch.flip copies: that is what users get)."""
+    if not (x.dtype.isnative and out.dtype.isnative):
+        raise TypeError("torch takes arrays in native byte order only")
     tx, tout, ttmp = torch.from_numpy(x), torch.from_numpy(out), torch.from_numpy(tmp)
     d, n, dt = w.axis, x.shape[w.axis], tout.dtype
     if w.op in ("cummax", "cummin"):

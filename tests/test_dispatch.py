@@ -140,3 +140,58 @@ def test_select_isa_rejects_unknown_tier(restore_isa):
     with pytest.raises(ValueError, match="bogus"):
         simdscan._core.select_isa("bogus")
     assert simdscan.isa() == before
+
+
+@pytest.fixture
+def restore_row_walk():
+    """Tests that force the falling row walk put the CPU's choice back."""
+    saved = simdscan._core.falling_row_walk()
+    yield saved
+    simdscan._core.select_falling_row_walk(saved)
+
+
+def test_falling_row_walk_is_chosen_for_the_cpu():
+    try:
+        with open("/proc/cpuinfo") as info:
+            is_amd = any(line.startswith("vendor_id") and "AuthenticAMD" in line for line in info)
+    except OSError:
+        pytest.skip("no /proc/cpuinfo to read the CPU's vendor from")
+    code = "import json, simdscan; print(json.dumps(simdscan._core.falling_row_walk()))"
+    assert last_json_line(run_python(code, SIMDSCAN_ROW_WALK=None)) == ("down" if is_amd else "up")
+
+
+@pytest.mark.parametrize("walk", ["down", "up"])
+def test_forced_row_walk_in_subprocess(walk):
+    code = "import json, simdscan; print(json.dumps(simdscan._core.falling_row_walk()))"
+    assert last_json_line(run_python(code, SIMDSCAN_ROW_WALK=walk)) == walk
+
+
+def test_unknown_row_walk_fails_import_and_selection(restore_row_walk):
+    proc = run_python("import simdscan", SIMDSCAN_ROW_WALK="sideways")
+    assert proc.returncode > 0 and "ImportError" in proc.stderr, proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert "SIMDSCAN_ROW_WALK" in last and "sideways" in last and "down up" in last, last
+    with pytest.raises(ValueError, match="sideways"):
+        simdscan._core.select_falling_row_walk("sideways")
+    assert simdscan._core.falling_row_walk() == restore_row_walk
+
+
+@pytest.mark.parametrize("walk", ["down", "up"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16"])
+def test_decreasing_outer_scans_match_numpy_either_walk(restore_row_walk, walk, dtype):
+    # Rows walked from either end: NumPy's order and bits, on the combined, in-place and compensated (carried) paths.
+    simdscan._core.select_falling_row_walk(walk)
+    rng = np.random.default_rng(11)
+    a = (rng.standard_normal((57, 1003)) * 100).astype(dtype)
+    expected = np.flip(np.cumsum(np.flip(a, 0), axis=0, dtype=dtype), 0)
+    assert simdscan.cumsum(a, axis=0, direction="decreasing").tobytes() == expected.tobytes()
+    shifted = np.concatenate([expected[1:], np.zeros_like(a[:1])])
+    assert simdscan.cumsum(a, axis=0, direction="decreasing", exclusive=True).tobytes() == shifted.tobytes()
+    in_place = a.copy()
+    simdscan.cumsum(in_place, axis=0, direction="decreasing", exclusive=True, out=in_place)
+    assert in_place.tobytes() == shifted.tobytes()
+    if dtype != "int16":
+        compensated = simdscan.cumsum(a, axis=0, direction="decreasing", compensated=True)
+        simdscan._core.select_falling_row_walk("up" if walk == "down" else "down")
+        other_walk = simdscan.cumsum(a, axis=0, direction="decreasing", compensated=True)
+        assert compensated.tobytes() == other_walk.tobytes()

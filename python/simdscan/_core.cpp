@@ -321,6 +321,10 @@ PYBIND11_MODULE(_core, m) {
     m.def("supported_isas", &simdscan::supported_isas, "ISA tiers this CPU supports, lowest first.");
     m.def("compiled_isas", &simdscan::compiled_isas, "ISA tiers compiled into this build, lowest first.");
     m.def("select_isa", &simdscan::select_isa, py::arg("name"), "Forces an ISA tier among supported_isas().");
+    m.def("falling_row_walk", &simdscan::falling_row_walk,
+          "How a decreasing scan along an outer axis walks a row: 'down' (from its end) or 'up'.");
+    m.def("select_falling_row_walk", &simdscan::select_falling_row_walk, py::arg("name"),
+          "Forces the falling row walk: 'down' or 'up'.");
     m.def("set_num_threads", &simdscan::set_num_threads, py::arg("n"));
     m.def("get_num_threads", &simdscan::get_num_threads);
     m.attr("xsimd_version") = SIMDSCAN_XSIMD_VERSION;

@@ -131,6 +131,12 @@ def configure_from_environment() -> None:
             _core.select_isa(requested)
         except ValueError as error:
             raise ImportError(f"SIMDSCAN_ISA={requested!r}: {error}") from None
+    walk = os.environ.get("SIMDSCAN_ROW_WALK")
+    if walk:
+        try:
+            _core.select_falling_row_walk(walk)
+        except ValueError as error:
+            raise ImportError(f"SIMDSCAN_ROW_WALK={walk!r}: {error}") from None
     threads = os.environ.get("SIMDSCAN_NUM_THREADS")
     if threads:
         try:

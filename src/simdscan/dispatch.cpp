@@ -96,9 +96,26 @@ std::atomic<std::size_t>& active_index() {
     return index;
 }
 
+// AMD's CPUs, whose prefetchers follow a falling stream (scan.hpp: falling_row_walk).
+bool amd_cpu() {
+#if defined(__x86_64__) || defined(_M_X64)
+    const CpuidRegisters vendor = cpuid(0, 0);  // "AuthenticAMD" in ebx, edx, ecx
+    return vendor.ebx == 0x68747541u && vendor.edx == 0x69746e65u && vendor.ecx == 0x444d4163u;
+#else
+    return false;
+#endif
+}
+
+std::atomic<bool>& falling_rows_down() {
+    static std::atomic<bool> down{amd_cpu()};
+    return down;
+}
+
 }  // namespace
 
 const KernelTable& active_kernels() { return tables().table[active_index().load(std::memory_order_relaxed)]; }
+
+bool walk_falling_rows_down() { return falling_rows_down().load(std::memory_order_relaxed); }
 
 }  // namespace detail
 
@@ -133,6 +150,15 @@ void select_isa(const std::string& name) {
         message += " " + n;
     }
     throw std::invalid_argument(message);
+}
+
+std::string falling_row_walk() { return detail::walk_falling_rows_down() ? "down" : "up"; }
+
+void select_falling_row_walk(const std::string& name) {
+    if (name != "down" && name != "up") {
+        throw std::invalid_argument("unknown row walk '" + name + "'; the walks are: down up");
+    }
+    detail::falling_rows_down().store(name == "down");
 }
 
 }  // namespace simdscan

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "dispatch.hpp"
 #include "kernels.hpp"
 #include "parallel.hpp"
 #include "plan.hpp"
@@ -203,7 +204,7 @@ void scan_outer_tile(const Job<S, C, State>& job, const C* in, C* out, std::ptrd
         return reinterpret_cast<C*>(reinterpret_cast<char*>(out) + r * plan.out_step);
     };
     const std::size_t bytes = std::size_t(width) * sizeof(C);
-    const auto combine = job.kernels.combine[plan.in_step < 0];
+    const auto combine = job.kernels.combine[plan.in_step < 0 && walk_falling_rows_down()];
     if (!job.exclusive) {
         if (out != in) {
             std::memcpy(out, in, bytes);
@@ -324,7 +325,7 @@ private:
     void scan_in_place(const char* in, char* out, std::ptrdiff_t width) {
         const Plan& plan = job_.plan;
         scan_outer_tile_carried(
-            job_, carry_, width, width, plan.in_step < 0,
+            job_, carry_, width, width, plan.in_step < 0 && walk_falling_rows_down(),
             [&](std::ptrdiff_t r, std::ptrdiff_t, std::ptrdiff_t) {
                 return reinterpret_cast<const C*>(in + r * plan.in_step);
             },
