@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import operator
 import os
+from typing import Callable
 
 from . import _core
 
@@ -124,22 +125,18 @@ def get_num_threads() -> int:
     return int(_core.get_num_threads())
 
 
+def _apply_from_environment(variable: str, apply: Callable[[str], None]) -> None:
+    """Applies the environment variable ``variable``, when set, with ``apply``; its ValueError becomes an ImportError
+    naming the variable."""
+    value = os.environ.get(variable)
+    if value:
+        try:
+            apply(value)
+        except ValueError as error:
+            raise ImportError(f"{variable}={value!r}: {error}") from None
+
+
 def configure_from_environment() -> None:
-    requested = os.environ.get("SIMDSCAN_ISA")
-    if requested:
-        try:
-            _core.select_isa(requested)
-        except ValueError as error:
-            raise ImportError(f"SIMDSCAN_ISA={requested!r}: {error}") from None
-    walk = os.environ.get("SIMDSCAN_ROW_WALK")
-    if walk:
-        try:
-            _core.select_falling_row_walk(walk)
-        except ValueError as error:
-            raise ImportError(f"SIMDSCAN_ROW_WALK={walk!r}: {error}") from None
-    threads = os.environ.get("SIMDSCAN_NUM_THREADS")
-    if threads:
-        try:
-            set_num_threads(int(threads))
-        except ValueError as error:
-            raise ImportError(f"SIMDSCAN_NUM_THREADS={threads!r}: {error}") from None
+    _apply_from_environment("SIMDSCAN_ISA", _core.select_isa)
+    _apply_from_environment("SIMDSCAN_ROW_WALK", _core.select_falling_row_walk)
+    _apply_from_environment("SIMDSCAN_NUM_THREADS", lambda threads: set_num_threads(int(threads)))

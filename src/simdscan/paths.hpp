@@ -288,10 +288,11 @@ struct OuterTiling {
     std::ptrdiff_t width_of(std::ptrdiff_t tile) const { return std::min(width, inner.size - tile * width); }
 };
 
-// Wide tiles: the previous output row of a tile stays in L1/L2 while the tile's rows stream through. With fewer
-// slabs than threads, rows are split into one slab per thread, each at least a few cache lines wide.
+// Wide tiles (32 KiB): the previous output row of a tile stays in L1/L2 while the tile's rows stream through. With
+// fewer slabs than threads, rows are split into one slab per thread, each at least a few cache lines wide.
 template <class C>
-OuterTiling outer_tiling(const Plan& plan, std::size_t threads, std::ptrdiff_t widest) {
+OuterTiling outer_tiling(const Plan& plan, std::size_t threads) {
+    const std::ptrdiff_t widest = 32 * 1024 / std::ptrdiff_t(sizeof(C));
     const Dim inner = plan.others.back();
     const std::ptrdiff_t rest_lines = plan.lines / inner.size;
     const std::ptrdiff_t narrowest = 256 / std::ptrdiff_t(sizeof(C));
@@ -358,7 +359,7 @@ template <class S, class C, class State>
 void run_outer(const Job<S, C, State>& job, bool buffered) {
     const Plan& plan = job.plan;
     const std::size_t threads = threads_for(job);
-    const OuterTiling tiling = outer_tiling<C>(plan, threads, 32 * 1024 / std::ptrdiff_t(sizeof(C)));
+    const OuterTiling tiling = outer_tiling<C>(plan, threads);
     const TileRows rows = tile_rows(job, buffered);
     parallel_ranges(tiling.tasks, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
         TileScanner<S, C, State> scanner(job, rows, tiling.width);
