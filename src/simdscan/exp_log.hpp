@@ -1,8 +1,9 @@
-// Vector exp and log in double precision for the log-sum-exp kernels, on the inputs those kernels give them:
-// polynomials on plain arithmetic and bit moves, the same on every ISA. xsimd's own handle every input, with two
-// divisions and many selects, and cost about 3x as much.
+// Vector exp and log in double and single precision for the log-sum-exp kernels, on the inputs those kernels give
+// them: polynomials on plain arithmetic and bit moves, the same on every ISA. xsimd's own handle every input, with
+// two divisions and many selects, and cost about 3x as much.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 
@@ -12,62 +13,107 @@
 
 namespace simdscan::detail::SIMDSCAN_TIER {
 
-// exp(x) for x <= 0, -inf and NaN included, within 2 ulp; 0 below -708.3 (where the result leaves the normal
-// range: the kernels' terms that small add nothing to a running sum of at least one).
-template <class A>
-xsimd::batch<double, A> exp_nonpositive(const xsimd::batch<double, A>& x) {
-    using B = xsimd::batch<double, A>;
-    using U = xsimd::batch<std::uint64_t, A>;
-    const B shifter(0x1.8p52);  // adding it rounds to an integer, kept in the low bits of the sum
-    const B clamped = xsimd::max(x, B(-709.0));
-    const B biased = Lanes<A>::multiply_add(clamped, B(0x1.71547652b82fep0), shifter);  // x / ln 2 + shifter
-    const B k = biased - shifter;
-    // x - k ln 2 in two parts: ln 2's upper part has 32 bits, so k times it is exact.
-    B r = Lanes<A>::multiply_add(k, B(-0x1.62e42fee00000p-1), clamped);
-    r = Lanes<A>::multiply_add(k, B(-0x1.a39ef35793c76p-33), r);
+// A floating type's bit layout and the constants of its exp and log below.
+template <class F>
+struct ExpLogFormat;
+template <>
+struct ExpLogFormat<double> {
+    using Bits = std::uint64_t;
+    static constexpr int mantissa_bits = 52;
+    static constexpr Bits exponent_bias = 1023;
+    static constexpr double lowest = -709.0;  // k = -1023 there: a scale of 0, so exp gives 0 below -708.3
+    static constexpr double highest = 700.0;  // 2^10 terms up to exp(highest) add up to a finite sum
+    static constexpr double ln2_upper = 0x1.62e42fee00000p-1;  // 32 bits: k times it is exact
+    static constexpr double ln2_lower = 0x1.a39ef35793c76p-33;
+    static constexpr Bits near_sqrt_half = 0x3fe6955500000000;  // log's split point, about 0.707
     // Taylor to degree 13: |r| <= ln(2) / 2 leaves a remainder under 2^-57.
-    constexpr double inverse_factorials[] = {1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0,
-                                             1.0 / 3628800.0,    1.0 / 362880.0,    1.0 / 40320.0,
-                                             1.0 / 5040.0,       1.0 / 720.0,       1.0 / 120.0,
-                                             1.0 / 24.0,         1.0 / 6.0,         0.5,
-                                             1.0,                1.0};
-    B p(inverse_factorials[0]);
-    for (std::size_t i = 1; i < sizeof(inverse_factorials) / sizeof(double); ++i) {
-        p = Lanes<A>::multiply_add(p, r, B(inverse_factorials[i]));
+    static constexpr double exp_taylor[] = {1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0,
+                                            1.0 / 3628800.0,    1.0 / 362880.0,    1.0 / 40320.0,
+                                            1.0 / 5040.0,       1.0 / 720.0,       1.0 / 120.0,
+                                            1.0 / 24.0,         1.0 / 6.0,         0.5,
+                                            1.0,                1.0};
+    // atanh's series to f^21, |f| < 0.172: under 2^-60 left.
+    static constexpr double atanh_odd[] = {2.0 / 21, 2.0 / 19, 2.0 / 17, 2.0 / 15, 2.0 / 13,
+                                           2.0 / 11, 2.0 / 9,  2.0 / 7,  2.0 / 5,  2.0 / 3};
+};
+template <>
+struct ExpLogFormat<float> {
+    using Bits = std::uint32_t;
+    static constexpr int mantissa_bits = 23;
+    static constexpr Bits exponent_bias = 127;
+    static constexpr float lowest = -87.0f;  // k = -126 and r > 0.33 there: exp gives exp(-87), still normal
+    static constexpr float highest = 80.0f;
+    static constexpr float ln2_upper = 0x1.62e4p-1f;  // 16 bits: k (8 bits) times it is exact
+    static constexpr float ln2_lower = 0x1.7f7d1cp-20f;
+    static constexpr Bits near_sqrt_half = 0x3f350000;
+    // Taylor to degree 7: under 2^-27 left.
+    static constexpr float exp_taylor[] = {1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f};
+    // atanh's series to f^9: under 2^-28 left.
+    static constexpr float atanh_odd[] = {2.0f / 9, 2.0f / 7, 2.0f / 5, 2.0f / 3};
+};
+
+// exp(x) for x <= ExpLogFormat::highest, -inf and NaN included, within 2 ulp down to the clamp ExpLogFormat::lowest,
+// where the result leaves the normal range (the kernels' terms that small add nothing to their running sums).
+template <class A, class F>
+xsimd::batch<F, A> exp_in_range(const xsimd::batch<F, A>& x) {
+    using B = xsimd::batch<F, A>;
+    using Format = ExpLogFormat<F>;
+    using U = xsimd::batch<typename Format::Bits, A>;
+    // Adding it rounds to an integer, kept in the low bits of the sum.
+    const B shifter(F(3) * F(typename Format::Bits(1) << Format::mantissa_bits) / F(2));
+    const B clamped = xsimd::max(x, B(Format::lowest));
+    const B biased = Lanes<A>::multiply_add(clamped, B(F(1.4426950408889634)), shifter);  // x / ln 2 + shifter
+    const B k = biased - shifter;
+    // x - k ln 2 in two parts, the upper one exact times k.
+    B r = Lanes<A>::multiply_add(k, B(-Format::ln2_upper), clamped);
+    r = Lanes<A>::multiply_add(k, B(-Format::ln2_lower), r);
+    B p(Format::exp_taylor[0]);
+    for (std::size_t i = 1; i < sizeof(Format::exp_taylor) / sizeof(F); ++i) {
+        p = Lanes<A>::multiply_add(p, r, B(Format::exp_taylor[i]));
     }
-    // 2^k from the rounded sum's low bits (k + 1023 in the exponent field; 0 for k = -1023, below the normals).
-    const U scale = (bits_as<std::uint64_t>(biased) + U(std::uint64_t(1023))) << 52;
-    const B result = p * bits_as<double>(scale);
+    // 2^k from the rounded sum's low bits (k + bias in the exponent field).
+    const U scale = (bits_as<typename Format::Bits>(biased) + U(Format::exponent_bias)) << Format::mantissa_bits;
+    const B result = p * bits_as<F>(scale);
     return xsimd::select(xsimd::isnan(x), x, result);
 }
 
-// log(y) for y = 0 (-inf), positive normal y and NaN, within 2 ulp.
-template <class A>
-xsimd::batch<double, A> log_normal(const xsimd::batch<double, A>& y) {
-    using B = xsimd::batch<double, A>;
-    using U = xsimd::batch<std::uint64_t, A>;
-    // y = 2^k z with z in [0.707, 1.414): k is the exponent of y's bits minus those of 0.707 (two's complement).
-    const U bits = bits_as<std::uint64_t>(y);
-    const U offset_bits = bits - U(std::uint64_t(0x3fe6955500000000));
-    const U exponent_field = offset_bits & U(std::uint64_t(0xfff0000000000000));
-    const B z = bits_as<double>(bits - exponent_field);
-    // k + 2048 in [0, 4096) as a double, read from the mantissa bits of 2^52.
-    const U biased_k = (offset_bits >> 52) ^ U(std::uint64_t(0x800));
-    const B k = bits_as<double>(biased_k | U(std::uint64_t(0x4330000000000000))) - B(0x1p52 + 2048.0);
-    // log(z) = 2 atanh(f), f = (z - 1) / (z + 1) in [-0.172, 0.172): the series to f^21 leaves under 2^-60.
-    const B f = (z - B(1.0)) / (z + B(1.0));
+// shift + log(y) for y = 0 (-inf), positive normal y and NaN, within 2 ulp of log(y) and a rounding of the sum:
+// with y = 2^k z, shift + k ln 2 is taken first, exact where the two nearly cancel.
+template <class A, class F>
+xsimd::batch<F, A> log_normal_plus(const xsimd::batch<F, A>& y, const xsimd::batch<F, A>& shift) {
+    using B = xsimd::batch<F, A>;
+    using Format = ExpLogFormat<F>;
+    using Bits = typename Format::Bits;
+    using U = xsimd::batch<Bits, A>;
+    constexpr int exponent_shift = Format::mantissa_bits;
+    constexpr int width = int(sizeof(Bits)) * 8;
+    // z in [0.707, 1.414): k is the exponent of y's bits minus those of 0.707 (two's complement).
+    const U bits = bits_as<Bits>(y);
+    const U offset_bits = bits - U(Format::near_sqrt_half);
+    const U exponent_field = offset_bits & U(~Bits(0) << exponent_shift);
+    const B z = bits_as<F>(bits - exponent_field);
+    // k + 2^(width - exponent_shift - 1) as a float, read from the mantissa bits of 2^mantissa_bits.
+    constexpr Bits k_offset = Bits(1) << (width - exponent_shift - 1);
+    const Bits two_to_mantissa_bits = (Bits(exponent_shift) + Format::exponent_bias) << exponent_shift;
+    const U biased_k = (offset_bits >> exponent_shift) ^ U(k_offset);
+    const B k = bits_as<F>(biased_k | U(two_to_mantissa_bits)) -
+                B(F(Bits(1) << exponent_shift) + F(k_offset));
+    // log(z) = 2 atanh(f), f = (z - 1) / (z + 1) in [-0.172, 0.172).
+    const B f = (z - B(F(1))) / (z + B(F(1)));
     const B s = f * f;
-    constexpr double odd_inverses[] = {2.0 / 21, 2.0 / 19, 2.0 / 17, 2.0 / 15, 2.0 / 13,
-                                       2.0 / 11, 2.0 / 9,  2.0 / 7,  2.0 / 5,  2.0 / 3};
-    B tail(odd_inverses[0]);
-    for (std::size_t i = 1; i < sizeof(odd_inverses) / sizeof(double); ++i) {
-        tail = Lanes<A>::multiply_add(tail, s, B(odd_inverses[i]));
+    B tail(Format::atanh_odd[0]);
+    for (std::size_t i = 1; i < sizeof(Format::atanh_odd) / sizeof(F); ++i) {
+        tail = Lanes<A>::multiply_add(tail, s, B(Format::atanh_odd[i]));
     }
     // k ln 2 in two parts, the lower one added with the small terms.
-    const B small = Lanes<A>::multiply_add(f * s, tail, k * B(0x1.a39ef35793c76p-33));
-    const B result = Lanes<A>::multiply_add(k, B(0x1.62e42fee00000p-1), (f + f) + small);
-    const B zero_to_minus_infinity = xsimd::select(y == B(0.0), B(-std::numeric_limits<double>::infinity()), result);
+    const B small = Lanes<A>::multiply_add(f * s, tail, k * B(Format::ln2_lower));
+    const B result = Lanes<A>::multiply_add(k, B(Format::ln2_upper), shift) + ((f + f) + small);
+    const B zero_to_minus_infinity = xsimd::select(y == B(F(0)), B(-std::numeric_limits<F>::infinity()), result);
     return xsimd::select(xsimd::isnan(y), y, zero_to_minus_infinity);
+}
+template <class A, class F>
+xsimd::batch<F, A> log_normal(const xsimd::batch<F, A>& y) {
+    return log_normal_plus(y, xsimd::batch<F, A>(F(0)));
 }
 
 // The same on one double, through a vector of the tier's own: a kernel's scalar and vector steps then agree to the
@@ -79,8 +125,8 @@ double on_one_lane(F&& f, double x) {
     f(B(x)).store_aligned(lanes);
     return lanes[0];
 }
-inline double exp_nonpositive(double x) {
-    return on_one_lane([](const auto& v) { return exp_nonpositive(v); }, x);
+inline double exp_in_range(double x) {
+    return on_one_lane([](const auto& v) { return exp_in_range(v); }, x);
 }
 inline double log_normal(double y) {
     return on_one_lane([](const auto& v) { return log_normal(v); }, y);

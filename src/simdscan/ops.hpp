@@ -317,12 +317,12 @@ private:
     static double abs_of(double x) { return std::abs(x); }
     // exp of -distance <= 0, and log1p of z in [0, 1] as log(1 + z), off by at most an ulp of 1 in absolute terms
     // (the tolerance is 1e-13 of max(|result|, 1)); scalars as vectors (exp_log.hpp).
-    static double exp_of(double x) { return exp_nonpositive(x); }
+    static double exp_of(double x) { return exp_in_range(x); }
     static double log1p_of(double x) { return log_normal(1.0 + x); }
     template <class A>
     static xsimd::batch<double, A> abs_of(const xsimd::batch<double, A>& x) { return xsimd::abs(x); }
     template <class A>
-    static xsimd::batch<double, A> exp_of(const xsimd::batch<double, A>& x) { return exp_nonpositive(x); }
+    static xsimd::batch<double, A> exp_of(const xsimd::batch<double, A>& x) { return exp_in_range(x); }
     template <class A>
     static xsimd::batch<double, A> log1p_of(const xsimd::batch<double, A>& x) {
         return log_normal(xsimd::batch<double, A>(1.0) + x);

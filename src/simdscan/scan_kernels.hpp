@@ -89,7 +89,7 @@ State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) 
     if constexpr (is_vectorized<A, T>() && scans_from_base<Op>()) {
         // Block by block (log_sum_exp_block); from a block it declines (NaN, +inf, a leap of over 650) to the end of
         // the span, the steps below. (Long lines scan each chunk from its base, by TypedKernels::total: no base.)
-        constexpr std::ptrdiff_t block = log_sum_exp_block_vectors * std::ptrdiff_t(Op::template vector<T, A>::size);
+        constexpr std::ptrdiff_t block = log_sum_exp_block_elements<A, T>();
         for (; done + block <= n; done += block) {
             const std::ptrdiff_t at = Reverse ? n - done - block : done;
             if (!log_sum_exp_block<A, T, Reverse, Exclusive>(in + at, out + at, carry)) {

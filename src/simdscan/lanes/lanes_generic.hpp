@@ -58,7 +58,8 @@ struct GenericLanes {
 
     // x * y + z, fused where the ISA has the instruction (one rounding, not two): -ffp-contract=off keeps the
     // compiler from fusing on its own, and xsimd 8.1's fma on AVX-512 multiplies and adds.
-    static batch<double> multiply_add(const batch<double>& x, const batch<double>& y, const batch<double>& z) {
+    template <class T>
+    static batch<T> multiply_add(const batch<T>& x, const batch<T>& y, const batch<T>& z) {
         return x * y + z;
     }
 

@@ -31,6 +31,9 @@ struct Lanes<xsimd::neon64> : RegisterLanes<xsimd::neon64, Lanes<xsimd::neon64>>
     template <std::size_t Size>
     static uint8x16_t splat_first(uint8x16_t a) { return splat<Size, 0>(a); }
 
+    static batch<float> multiply_add(const batch<float>& x, const batch<float>& y, const batch<float>& z) {
+        return vfmaq_f32(z, x, y);
+    }
     static batch<double> multiply_add(const batch<double>& x, const batch<double>& y, const batch<double>& z) {
         return vfmaq_f64(z, x, y);
     }
