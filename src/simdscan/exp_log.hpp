@@ -52,9 +52,10 @@ struct ExpLogFormat<float> {
     static constexpr float atanh_odd[] = {2.0f / 9, 2.0f / 7, 2.0f / 5, 2.0f / 3};
 };
 
-// exp(x) for x <= ExpLogFormat::highest, -inf and NaN included, within 2 ulp down to the clamp ExpLogFormat::lowest,
-// where the result leaves the normal range (the kernels' terms that small add nothing to their running sums).
-template <class A, class F>
+// exp(x) for x <= ExpLogFormat::highest, -inf and NaN included (with Specials), within 2 ulp down to the clamp
+// ExpLogFormat::lowest, where the result leaves the normal range (the kernels' terms that small add nothing to their
+// running sums). Without Specials, x holds no NaN (the log-sum-exp blocks check first): no select.
+template <bool Specials = true, class A, class F>
 xsimd::batch<F, A> exp_in_range(const xsimd::batch<F, A>& x) {
     using B = xsimd::batch<F, A>;
     using Format = ExpLogFormat<F>;
@@ -74,12 +75,12 @@ xsimd::batch<F, A> exp_in_range(const xsimd::batch<F, A>& x) {
     // 2^k from the rounded sum's low bits (k + bias in the exponent field).
     const U scale = (bits_as<typename Format::Bits>(biased) + U(Format::exponent_bias)) << Format::mantissa_bits;
     const B result = p * bits_as<F>(scale);
-    return xsimd::select(xsimd::isnan(x), x, result);
+    return Specials ? xsimd::select(xsimd::isnan(x), x, result) : result;
 }
 
-// shift + log(y) for y = 0 (-inf), positive normal y and NaN, within 2 ulp of log(y) and a rounding of the sum:
-// with y = 2^k z, shift + k ln 2 is taken first, exact where the two nearly cancel.
-template <class A, class F>
+// shift + log(y) for positive normal y, and with Specials also y = 0 (-inf) and NaN, within 2 ulp of log(y) and a
+// rounding of the sum: with y = 2^k z, shift + k ln 2 is taken first, exact where the two nearly cancel.
+template <bool Specials = true, class A, class F>
 xsimd::batch<F, A> log_normal_plus(const xsimd::batch<F, A>& y, const xsimd::batch<F, A>& shift) {
     using B = xsimd::batch<F, A>;
     using Format = ExpLogFormat<F>;
@@ -108,6 +109,9 @@ xsimd::batch<F, A> log_normal_plus(const xsimd::batch<F, A>& y, const xsimd::bat
     // k ln 2 in two parts, the lower one added with the small terms.
     const B small = Lanes<A>::multiply_add(f * s, tail, k * B(Format::ln2_lower));
     const B result = Lanes<A>::multiply_add(k, B(Format::ln2_upper), shift) + ((f + f) + small);
+    if (!Specials) {
+        return result;
+    }
     const B zero_to_minus_infinity = xsimd::select(y == B(F(0)), B(-std::numeric_limits<F>::infinity()), result);
     return xsimd::select(xsimd::isnan(y), y, zero_to_minus_infinity);
 }

@@ -78,7 +78,7 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double& carry) {
     const B fill(F(0));
     alignas(A::alignment()) F sums[block];
     for (std::ptrdiff_t at = 0; at < block; at += lanes) {
-        exp_in_range(load_vector<B>(in + at) - shift).store_aligned(sums + at);
+        exp_in_range<false>(load_vector<B>(in + at) - shift).store_aligned(sums + at);
     }
     const double carried = std::exp(carry - double(shift_value));  // the carry's term
     const B carried_term = B(F(carried));
@@ -91,7 +91,10 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double& carry) {
         partial = partial + broadcast_total<A, Reverse>(prefix);
     }
     for (std::ptrdiff_t at = 0; at < block; at += lanes) {
-        store_vector(out + at, log_normal_plus(B::load_aligned(sums + at), shift));
+        store_vector(out + at, log_normal_plus<false>(B::load_aligned(sums + at), shift));
+    }
+    if (Exclusive && carried == 0.0) {  // the line's first output: the log of an empty sum
+        out[Reverse ? block - 1 : 0] = -std::numeric_limits<T>::infinity();
     }
     carry = double(shift_value) + std::log(carried + double(first_lane(partial)));
     return true;
@@ -133,7 +136,7 @@ double log_sum_exp_total(const T* in, std::ptrdiff_t n) {
         const std::ptrdiff_t group_end = std::min(vectors_end, i + log_sum_exp_block_vectors * lanes);
         B group(F(0));
         for (; i < group_end; i += lanes) {
-            group = group + exp_in_range(load_vector<B>(in + i) - shift);
+            group = group + exp_in_range<false>(load_vector<B>(in + i) - shift);
         }
         group.store_aligned(lane_values);
         for (std::ptrdiff_t lane = 0; lane < lanes; ++lane) {
