@@ -47,6 +47,11 @@ struct ScanState {
     State local;         // running total within the current chunk, from the op's neutral element
     bool has_base;       // false in the first chunk
     bool at_line_start;  // the next element scanned is the line's first: exclusive writes the identity there
+    // Log-sum-exp, chunk by chunk on one thread (scan_line_chunked): where asked, the scan hands back the range's
+    // total on the way, the bits of TypedKernels::total (has_total: it could), sparing a second pass over the chunk.
+    bool wants_total = false;
+    bool has_total = false;
+    State total{};
 };
 
 // Kernels for elements of type T whose running values are of type State (T, or Compensated<T>).
@@ -80,6 +85,7 @@ struct TypedKernels {
     // Log-sum-exp only (null otherwise), whose base costs an exp and a log per element to put in front of an
     // output: the op of n contiguous elements, a chunk's total, so that each chunk can be scanned from its base
     // once the earlier totals are known (parallel.hpp), one exp per element dearer than the scan alone.
+    // [reverse]: summed in the order a scan in that direction meets the elements.
     using total_fn = State (*)(const T* in, std::ptrdiff_t n);
 
     // Summation only (null otherwise): one row of n contiguous elements of a summed-area table in one pass, the
@@ -98,7 +104,7 @@ struct TypedKernels {
     advance_fn advance[2][2];  // [exclusive][descending]
     apply_fn apply;
     suppliers_fn suppliers;
-    total_fn total;
+    total_fn total[2];  // [reverse]
     two_axes_row_fn two_axes_row[2][2];  // [rows first][reverse]
     scan_half_fn scan_half[2];           // [reverse]
     State neutral;  // x op neutral == x bit for bit (-0.0 for float sums)

@@ -29,6 +29,90 @@ using LogSumExpCompute = typename std::conditional<std::is_same<T, float>::value
 template <class F>
 constexpr double log_sum_exp_reach() { return std::is_same<F, float>::value ? 60.0 : 650.0; }
 
+// A block (log_sum_exp_block) is this many vectors of the compute type.
+constexpr std::ptrdiff_t log_sum_exp_block_vectors = 32;
+template <class A, class T>
+constexpr std::ptrdiff_t log_sum_exp_block_elements() {
+    return log_sum_exp_block_vectors * std::ptrdiff_t(xsimd::batch<LogSumExpCompute<T>, A>::size);
+}
+
+// Whether sums of exp(x - shift) may be taken against a shift of 0: the largest value in play is at most
+// ExpLogFormat::highest, and the smallest running value that must stay normal lies within the reach below 0. x - 0 is
+// exact, where x - reference rounds (a float32 result near 0 would be off by up to 2e-6 with its block's maximum 60
+// above it).
+template <class F>
+bool shifts_by_zero(double largest, double smallest_running) {
+    return largest <= ExpLogFormat<F>::highest && smallest_running >= -log_sum_exp_reach<F>();
+}
+
+// The largest of n contiguous elements, and whether any is NaN (then the largest is meaningless).
+template <class A, class T>
+LogSumExpCompute<T> largest_of(const T* in, std::ptrdiff_t n, bool& has_nan) {
+    using F = LogSumExpCompute<T>;
+    using B = xsimd::batch<F, A>;
+    constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+    const std::ptrdiff_t vectors_end = n / lanes * lanes;
+    B largest(-std::numeric_limits<F>::infinity());
+    auto unordered = xsimd::isnan(largest);
+    for (std::ptrdiff_t i = 0; i < vectors_end; i += lanes) {
+        const B x = load_vector<B>(in + i);
+        unordered = unordered | xsimd::isnan(x);
+        largest = xsimd::max(largest, x);
+    }
+    alignas(A::alignment()) F lane_values[lanes];
+    largest.store_aligned(lane_values);
+    F result = *std::max_element(lane_values, lane_values + lanes);
+    has_nan = xsimd::any(unordered);
+    for (std::ptrdiff_t i = vectors_end; i < n; ++i) {
+        has_nan = has_nan || std::isnan(in[i]);
+        result = std::max(result, F(in[i]));
+    }
+    return result;
+}
+
+// sum plus a vector's lanes, in double precision, lane by lane.
+template <class F, class A>
+double add_lanes(double sum, const xsimd::batch<F, A>& x) {
+    alignas(A::alignment()) F lane_values[xsimd::batch<F, A>::size];
+    x.store_aligned(lane_values);
+    for (const F value : lane_values) {
+        sum += double(value);
+    }
+    return sum;
+}
+
+// A chunk's total (TypedKernels::total) is shift + log(sum of exp(x - shift)), the sum taken as the scan meets the
+// chunk: block by block in scan order (log_sum_exp_block_elements each, summed lane by lane in the compute type,
+// each block's lanes then added in double), then the rest after the last whole block (rest_exp_sum). The scan can
+// then take the same total on the way (BlocksSeen).
+template <class A, class T>
+double rest_exp_sum(const T* in, std::ptrdiff_t n, LogSumExpCompute<T> shift, double sum) {
+    using B = xsimd::batch<LogSumExpCompute<T>, A>;
+    constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+    const std::ptrdiff_t vectors_end = n / lanes * lanes;
+    B group(LogSumExpCompute<T>(0));
+    for (std::ptrdiff_t i = 0; i < vectors_end; i += lanes) {
+        group = group + exp_in_range<false>(load_vector<B>(in + i) - B(shift));
+    }
+    sum = add_lanes(sum, group);
+    for (std::ptrdiff_t i = vectors_end; i < n; ++i) {
+        sum += exp_in_range(double(in[i]) - double(shift));
+    }
+    return sum;
+}
+template <class F>
+double total_from(F shift, double sum) {
+    return double(shift) + log_normal(sum);
+}
+
+// What a span's blocks gather towards its total while every block is taken against a shift of 0.
+template <class F>
+struct BlocksSeen {
+    double sum = 0.0;
+    F largest = -std::numeric_limits<F>::infinity();
+    bool against_zero = true;
+};
+
 // Log-sum-exp over one block of log_sum_exp_block_vectors vectors, against one shift (0, or else the larger of the
 // block's maximum and the running value `carry`, in the compute type): the running sum of exp(x - shift) is a plain
 // vector scan, and each output is shift + log(sum): one exp and one log per element, where LogAddExp::apply, step
@@ -36,13 +120,8 @@ constexpr double log_sum_exp_reach() { return std::is_same<F, float>::value ? 60
 // to each output, and the carry itself moves on in double precision: float32 roundings stay within one block.
 // Declines (returns false, writes nothing) when the block holds NaN or +inf, or when the running value at its start
 // (exclusive: the carry itself) lies more than log_sum_exp_reach below the shift.
-constexpr std::ptrdiff_t log_sum_exp_block_vectors = 32;
-template <class A, class T>
-constexpr std::ptrdiff_t log_sum_exp_block_elements() {
-    return log_sum_exp_block_vectors * std::ptrdiff_t(xsimd::batch<LogSumExpCompute<T>, A>::size);
-}
 template <class A, class T, bool Reverse, bool Exclusive>
-SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double& carry) {
+SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double& carry, BlocksSeen<LogSumExpCompute<T>>& seen) {
     using F = LogSumExpCompute<T>;
     using B = xsimd::batch<F, A>;
     constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
@@ -50,36 +129,31 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double& carry) {
     if (std::isnan(carry)) {
         return false;
     }
-    B largest(-std::numeric_limits<F>::infinity());
-    auto unordered = xsimd::isnan(largest);
-    for (std::ptrdiff_t v = 0; v < log_sum_exp_block_vectors; ++v) {
-        const B x = load_vector<B>(in + v * lanes);
-        unordered = unordered | xsimd::isnan(x);
-        largest = xsimd::max(largest, x);
-    }
-    alignas(A::alignment()) F top[lanes];
-    largest.store_aligned(top);
-    const double reference = std::max(carry, double(*std::max_element(top, top + lanes)));
+    bool has_nan = false;
+    const F block_largest = largest_of<A, T>(in, block, has_nan);
+    const double reference = std::max(carry, double(block_largest));
     const double start = std::max(carry, double(in[Reverse ? block - 1 : 0]));
-    // Against 0 where every term's exp stays in range: x - 0 is exact, where x - reference rounds (a float32 result
-    // near 0 would be off by up to 2e-6 with the block's maximum 60 above it).
-    const F shift_value = reference <= ExpLogFormat<F>::highest && start >= -log_sum_exp_reach<F>() ? F(0)
-                                                                                                      : F(reference);
+    const F shift_value = shifts_by_zero<F>(reference, start) ? F(0) : F(reference);
     // An exclusive scan's first output is the running value itself: it must stay in range too.
     const bool carry_underflows = Exclusive && carry != -std::numeric_limits<double>::infinity() &&
                                   shift_value - carry > log_sum_exp_reach<F>();
-    if (xsimd::any(unordered) || !std::isfinite(reference) || shift_value - start > log_sum_exp_reach<F>() ||
-        carry_underflows) {
+    if (has_nan || !std::isfinite(reference) || shift_value - start > log_sum_exp_reach<F>() || carry_underflows) {
         return false;
     }
+    seen.largest = std::max(seen.largest, block_largest);
+    seen.against_zero = seen.against_zero && shift_value == F(0);
     // In passes over the block, each a loop of independent vectors but the short running-sum chain: one loop
     // around exp, prefix and log would chain their latencies, with little overlap between vectors.
     const B shift(shift_value);
     const B fill(F(0));
     alignas(A::alignment()) F sums[block];
+    B group(F(0));
     for (std::ptrdiff_t at = 0; at < block; at += lanes) {
-        exp_in_range<false>(load_vector<B>(in + at) - shift).store_aligned(sums + at);
+        const B term = exp_in_range<false>(load_vector<B>(in + at) - shift);
+        term.store_aligned(sums + at);
+        group = group + term;
     }
+    seen.sum = add_lanes(seen.sum, group);
     const double carried = std::exp(carry - double(shift_value));  // the carry's term
     const B carried_term = B(F(carried));
     B partial(F(0));
@@ -100,53 +174,48 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double& carry) {
     return true;
 }
 
-// The log-sum-exp of n contiguous elements, in double precision: their maximum m, then m + log(sum of exp(x - m)),
-// the terms in the compute type and summed in it over groups of log_sum_exp_block_vectors vectors, each group's
-// lanes then in double. NaN among them gives NaN, +inf gives +inf, and all -inf (or none) gives -inf.
+// The rest of a span after its blocks (of which `seen` tells, none declined): the span's total, if it is the one
+// log_sum_exp_total gives, against a shift of 0, into `total`.
 template <class A, class T>
+bool total_on_the_way(const T* rest, std::ptrdiff_t n, const BlocksSeen<LogSumExpCompute<T>>& seen, double& total) {
+    using F = LogSumExpCompute<T>;
+    bool has_nan = false;
+    const F largest = std::max(seen.largest, largest_of<A, T>(rest, n, has_nan));
+    if (!seen.against_zero || has_nan || !shifts_by_zero<F>(largest, largest)) {
+        return false;
+    }
+    total = total_from(F(0), rest_exp_sum<A, T>(rest, n, F(0), seen.sum));
+    return true;
+}
+
+// The log-sum-exp of n contiguous elements, in double precision, summed as a scan in the direction of Reverse meets
+// them (rest_exp_sum). NaN among them gives NaN, +inf gives +inf, and all -inf (or none) gives -inf.
+template <class A, class T, bool Reverse>
 double log_sum_exp_total(const T* in, std::ptrdiff_t n) {
     using F = LogSumExpCompute<T>;
     using B = xsimd::batch<F, A>;
-    constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-    const std::ptrdiff_t vectors_end = n / lanes * lanes;
-    B largest(-std::numeric_limits<F>::infinity());
-    auto unordered = xsimd::isnan(largest);
-    for (std::ptrdiff_t i = 0; i < vectors_end; i += lanes) {
-        const B x = load_vector<B>(in + i);
-        unordered = unordered | xsimd::isnan(x);
-        largest = xsimd::max(largest, x);
-    }
-    alignas(A::alignment()) F lane_values[lanes];
-    largest.store_aligned(lane_values);
-    F reference = *std::max_element(lane_values, lane_values + lanes);
-    bool has_nan = xsimd::any(unordered);
-    for (std::ptrdiff_t i = vectors_end; i < n; ++i) {
-        has_nan = has_nan || std::isnan(in[i]);
-        reference = std::max(reference, F(in[i]));
-    }
+    constexpr std::ptrdiff_t block = log_sum_exp_block_elements<A, T>();
+    bool has_nan = false;
+    const F largest = largest_of<A, T>(in, n, has_nan);
     if (has_nan) {
         return std::numeric_limits<double>::quiet_NaN();
     }
-    if (std::isinf(reference)) {
-        return double(reference);
+    if (std::isinf(largest)) {
+        return double(largest);
     }
-    const B shift(reference);
+    const F shift_value = shifts_by_zero<F>(largest, largest) ? F(0) : largest;
+    const B shift(shift_value);
+    const std::ptrdiff_t whole = n / block * block;
     double sum = 0.0;
-    for (std::ptrdiff_t i = 0; i < vectors_end;) {
-        const std::ptrdiff_t group_end = std::min(vectors_end, i + log_sum_exp_block_vectors * lanes);
+    for (std::ptrdiff_t done = 0; done < whole; done += block) {
+        const T* at = in + (Reverse ? n - done - block : done);
         B group(F(0));
-        for (; i < group_end; i += lanes) {
-            group = group + exp_in_range<false>(load_vector<B>(in + i) - shift);
+        for (std::ptrdiff_t i = 0; i < block; i += std::ptrdiff_t(B::size)) {
+            group = group + exp_in_range<false>(load_vector<B>(at + i) - shift);
         }
-        group.store_aligned(lane_values);
-        for (std::ptrdiff_t lane = 0; lane < lanes; ++lane) {
-            sum += double(lane_values[lane]);
-        }
+        sum = add_lanes(sum, group);
     }
-    for (std::ptrdiff_t i = vectors_end; i < n; ++i) {
-        sum += exp_in_range(double(in[i]) - double(reference));
-    }
-    return double(reference) + log_normal(sum);
+    return total_from(shift_value, rest_exp_sum<A, T>(in + (Reverse ? 0 : whole), n - whole, shift_value, sum));
 }
 
 }  // namespace SIMDSCAN_TIER

@@ -57,14 +57,16 @@ template <class C, class State, class Engine>
 void scan_line_chunked(const TypedKernels<C, State>& kernels, std::ptrdiff_t n, Engine& engine, const char* in,
                        char* out) {
     const Chunks chunks{n, chunk_elements<C>()};
-    if (kernels.total != nullptr) {
+    if (kernels.total[0] != nullptr) {
         // Each chunk from its base, the op of the earlier chunks' totals, as scan_line_parallel does.
         State base = kernels.neutral;
         for (std::ptrdiff_t k = 0; k < chunks.count(); ++k) {
+            const bool last = k + 1 == chunks.count();
             ScanState<State> st{kernels.neutral, base, false, k == 0};
+            st.wants_total = !last;
             engine.scan(in, out, chunks.begin(k), chunks.length(k), st);
-            if (k + 1 < chunks.count()) {
-                const State total = engine.total(in, chunks.begin(k), chunks.length(k));
+            if (!last) {
+                const State total = st.has_total ? st.total : engine.total(in, chunks.begin(k), chunks.length(k));
                 base = k == 0 ? total : kernels.apply(base, total);
             }
         }
@@ -112,7 +114,7 @@ void scan_line_parallel(const TypedKernels<C, State>& kernels, std::ptrdiff_t n,
         auto engine = make_engine();
         C* local = thread_scratch<C>(chunks.size);
         for (std::ptrdiff_t k = next.fetch_add(1); k < count; k = next.fetch_add(1)) {
-            const bool by_total = kernels.total != nullptr;
+            const bool by_total = kernels.total[0] != nullptr;
             if (!by_total && (k == 0 || ready[std::size_t(k - 1)].load(std::memory_order_acquire))) {
                 // The base is known already: one pass from it, as scan_line_chunked's (two passes took 2 threads
                 // 10% longer than one on 400 MB of float32, the memory already busy with one).

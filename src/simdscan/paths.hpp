@@ -48,7 +48,8 @@ struct DirectEngine {
                                                length, st, job.exclusive);
     }
     State total(const char* in, std::ptrdiff_t begin, std::ptrdiff_t length) const {
-        return job.kernels.total(reinterpret_cast<const C*>(in + first(begin, length) * job.plan.in_step), length);
+        return job.kernels.total[job.plan.in_step < 0](
+            reinterpret_cast<const C*>(in + first(begin, length) * job.plan.in_step), length);
     }
     void store_based(const C* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, const State* base) {
         C* to = reinterpret_cast<C*>(out + first(begin, length) * job.plan.out_step);
@@ -76,6 +77,7 @@ public:
                        reinterpret_cast<std::uint16_t*>(out + at * job_.plan.out_step), length, st, job_.exclusive);
             return;
         }
+        st.wants_total = false;  // the kernel sees one staging block at a time, not the range
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
             job_.kernels.scan[0](load(in, begin + done, count), staging_.values(), count, st, job_.exclusive);
@@ -97,7 +99,7 @@ public:
         State result = job_.kernels.neutral;
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
-            const State part = job_.kernels.total(load(in, begin + done, count), count);
+            const State part = job_.kernels.total[0](load(in, begin + done, count), count);
             result = done == 0 ? part : job_.kernels.apply(result, part);
         }
         return result;

@@ -80,26 +80,37 @@ bool has_nan(const T* p, std::ptrdiff_t n) {
     return xsimd::any(found);
 }
 
+// Log-sum-exp's scan_span (float and double elements): block by block (log_sum_exp_block); from a block it declines
+// (NaN, +inf, a leap over the reach) to the end of the span, the steps below. Each chunk of a long line is scanned from
+// its base (TypedKernels::total), st.local; where st.wants_total, the span's total too if the blocks took it on the
+// way (total_on_the_way). Returns the new running value.
+template <class A, class T, bool Reverse, bool Exclusive>
+double scan_log_sum_exp_span(const T* in, T* out, std::ptrdiff_t n, ScanState<double>& st) {
+    constexpr std::ptrdiff_t block = log_sum_exp_block_elements<A, T>();
+    double carry = st.local;
+    std::ptrdiff_t done = 0;
+    bool blocks_whole = true;
+    BlocksSeen<LogSumExpCompute<T>> seen;
+    for (; done + block <= n; done += block) {
+        const std::ptrdiff_t at = Reverse ? n - done - block : done;
+        if (!log_sum_exp_block<A, T, Reverse, Exclusive>(in + at, out + at, carry, seen)) {
+            blocks_whole = false;
+            break;
+        }
+    }
+    const std::ptrdiff_t rest_at = Reverse ? 0 : done;
+    st.has_total = st.wants_total && blocks_whole && total_on_the_way<A>(in + rest_at, n - done, seen, st.total);
+    return scan_steps<A, T, LogAddExp, Reverse, Exclusive, false>(in + rest_at, out + rest_at, n - done, carry, carry);
+}
+
 // Scans n contiguous elements onward from `carry`, the running state within the chunk, and returns the new one.
 // The modes are template parameters so that the loop carries no branch and no reload of the caller's state.
 template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase,
           class State = typename Op::template state<T>>
 State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
     std::ptrdiff_t done = 0;
-    if constexpr (is_vectorized<A, T>() && scans_from_base<Op>()) {
-        // Block by block (log_sum_exp_block); from a block it declines (NaN, +inf, a leap of over 650) to the end of
-        // the span, the steps below. (Long lines scan each chunk from its base, by TypedKernels::total: no base.)
-        constexpr std::ptrdiff_t block = log_sum_exp_block_elements<A, T>();
-        for (; done + block <= n; done += block) {
-            const std::ptrdiff_t at = Reverse ? n - done - block : done;
-            if (!log_sum_exp_block<A, T, Reverse, Exclusive>(in + at, out + at, carry)) {
-                break;
-            }
-        }
-        const std::ptrdiff_t rest_at = Reverse ? 0 : done;
-        return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(in + rest_at, out + rest_at, n - done, base, carry);
-    } else if constexpr (is_vectorized<A, T>() && std::is_floating_point<T>::value &&
-                         (std::is_same<Op, Maximum>::value || std::is_same<Op, Minimum>::value)) {
+    if constexpr (is_vectorized<A, T>() && std::is_floating_point<T>::value &&
+                  (std::is_same<Op, Maximum>::value || std::is_same<Op, Minimum>::value)) {
         // The blocks in scan order up to the first with a NaN (none if the running value or the base is NaN) take
         // NaNFreeExtremum, the same bits for less work; the rest, the full op. Whole blocks of vectors, so every
         // vector sits where one scan_steps over the span would put it. Two blocks are checked, then scanned while
@@ -186,9 +197,9 @@ State scan_steps(const Elements& elements, const Outputs& outputs, std::ptrdiff_
 }
 
 template <class A, class T, class Op, bool Reverse, bool Exclusive, class State>
-State scan_span_of(const T* in, T* out, std::ptrdiff_t n, const ScanState<State>& st) {
+State scan_span_of(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st) {
     if constexpr (scans_from_base<Op>()) {
-        return scan_span<A, T, Op, Reverse, Exclusive, false>(in, out, n, st.base, st.local);
+        return scan_log_sum_exp_span<A, T, Reverse, Exclusive>(in, out, n, st);
     } else {
         return st.has_base ? scan_span<A, T, Op, Reverse, Exclusive, true>(in, out, n, st.base, st.local)
                            : scan_span<A, T, Op, Reverse, Exclusive, false>(in, out, n, st.base, st.local);

@@ -44,9 +44,10 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
         k.suppliers = nullptr;
     }
     if constexpr (std::is_same<Op, LogAddExp>::value) {
-        k.total = &log_sum_exp_total<A, T>;
+        k.total[0] = &log_sum_exp_total<A, T, false>;
+        k.total[1] = &log_sum_exp_total<A, T, true>;
     } else {
-        k.total = nullptr;
+        k.total[0] = k.total[1] = nullptr;
     }
     if constexpr (std::is_same<Op, Summation>::value) {
         k.two_axes_row[0][0] = &scan_two_axes_row<A, T, Op, false, false>;
