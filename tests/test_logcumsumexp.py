@@ -13,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 import simdscan
 from data import seed_of
 from params import DIRECTIONS, stepped_reversed_out
-from family_reference import VARIANTS, check_logcumsumexp, logcumsumexp_result_dtype
+from family_reference import VARIANTS, assert_same_bits, check_logcumsumexp, logcumsumexp_result_dtype
 from reference import LAYOUTS, PATHS, apply_layout, assert_unchanged, snapshot
 
 pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
@@ -228,6 +228,34 @@ def test_dtype_argument():
     got = call(i, dtype=np.float32)
     assert got.dtype == np.float32
     check_logcumsumexp(got, i, dtype=np.float32)
+
+
+# A long line's chunks are scanned from their bases, the earlier chunks' totals: one thread takes each total on the
+# way where every block of the chunk is summed against a shift of 0, threads take it in a pass of its own. Values in
+# range, above it, below it, and chunks of both kinds in one line: the same bits, and within the stated accuracy.
+SHIFT_CASES = {
+    "in range": lambda rng, n: rng.standard_normal(n),
+    "above": lambda rng, n: 70.0 + 30.0 * rng.standard_normal(n),
+    "below": lambda rng, n: rng.standard_normal(n) - 100.0,
+    "by chunks": lambda rng, n: np.where(np.arange(n) // 50_000 % 2 == 1, 100.0, 1.0) * rng.standard_normal(n),
+    "edges": lambda rng, n: np.where(rng.random(n) < 0.5, 79.99, -59.99) + 0.02 * rng.random(n),
+}
+
+
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("case", SHIFT_CASES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_chunk_totals_taken_on_the_way(dtype, case):
+    rng = np.random.default_rng(seed_of("totals", dtype, case))
+    a = SHIFT_CASES[case](rng, 300_000).astype(dtype)
+    for dec, exc in VARIANTS:
+        simdscan.set_num_threads(1)
+        single = call(a, 0, dec, exc)
+        check_logcumsumexp(single, a, 0, dec, exc, msg=f"{dtype} {case} decreasing={dec} exclusive={exc}")
+        for threads in (2, 3):
+            simdscan.set_num_threads(threads)
+            assert_same_bits(call(a, 0, dec, exc), single, f"{dtype} {case} decreasing={dec} exclusive={exc}: "
+                                                            f"{threads} threads vs 1")
 
 
 # --------------------------------------------------------------------------
