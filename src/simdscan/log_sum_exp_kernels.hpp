@@ -45,6 +45,25 @@ bool shifts_by_zero(double largest, double smallest_running) {
     return largest <= ExpLogFormat<F>::highest && smallest_running >= -log_sum_exp_reach<F>();
 }
 
+// The largest of the vectors it is shown, and whether any of them holds NaN (then the largest is meaningless).
+template <class A, class F>
+struct LargestSeen {
+    using B = xsimd::batch<F, A>;
+    B largest = B(-std::numeric_limits<F>::infinity());
+    typename B::batch_bool_type unordered = xsimd::isnan(largest);
+
+    void see(const B& x) {
+        unordered = unordered | xsimd::isnan(x);
+        largest = xsimd::max(largest, x);
+    }
+    F value() const {
+        alignas(A::alignment()) F lane_values[B::size];
+        largest.store_aligned(lane_values);
+        return *std::max_element(lane_values, lane_values + B::size);
+    }
+    bool has_nan() const { return xsimd::any(unordered); }
+};
+
 // The largest of n contiguous elements, and whether any is NaN (then the largest is meaningless).
 template <class A, class T>
 LogSumExpCompute<T> largest_of(const T* in, std::ptrdiff_t n, bool& has_nan) {
@@ -52,17 +71,12 @@ LogSumExpCompute<T> largest_of(const T* in, std::ptrdiff_t n, bool& has_nan) {
     using B = xsimd::batch<F, A>;
     constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
     const std::ptrdiff_t vectors_end = n / lanes * lanes;
-    B largest(-std::numeric_limits<F>::infinity());
-    auto unordered = xsimd::isnan(largest);
+    LargestSeen<A, F> seen;
     for (std::ptrdiff_t i = 0; i < vectors_end; i += lanes) {
-        const B x = load_vector<B>(in + i);
-        unordered = unordered | xsimd::isnan(x);
-        largest = xsimd::max(largest, x);
+        seen.see(load_vector<B>(in + i));
     }
-    alignas(A::alignment()) F lane_values[lanes];
-    largest.store_aligned(lane_values);
-    F result = *std::max_element(lane_values, lane_values + lanes);
-    has_nan = xsimd::any(unordered);
+    F result = seen.value();
+    has_nan = seen.has_nan();
     for (std::ptrdiff_t i = vectors_end; i < n; ++i) {
         has_nan = has_nan || std::isnan(in[i]);
         result = std::max(result, F(in[i]));
@@ -129,10 +143,30 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double& carry, Bloc
     if (std::isnan(carry)) {
         return false;
     }
-    bool has_nan = false;
-    const F block_largest = largest_of<A, T>(in, block, has_nan);
-    const double reference = std::max(carry, double(block_largest));
     const double start = std::max(carry, double(in[Reverse ? block - 1 : 0]));
+    alignas(A::alignment()) F sums[block];
+    B group(F(0));
+    // Where the carry and the block's start are in range, the shift is 0 unless the block holds a value above it (or
+    // NaN): the exps are taken in the pass that finds the largest, and kept if it is in range.
+    bool has_nan = false;
+    F block_largest = F(0);
+    bool terms_taken = false;
+    if (shifts_by_zero<F>(carry, start)) {
+        LargestSeen<A, F> largest;
+        for (std::ptrdiff_t at = 0; at < block; at += lanes) {
+            const B x = load_vector<B>(in + at);
+            largest.see(x);
+            const B term = exp_in_range<false>(x);
+            term.store_aligned(sums + at);
+            group = group + term;
+        }
+        block_largest = largest.value();
+        has_nan = largest.has_nan();
+        terms_taken = !has_nan && block_largest <= ExpLogFormat<F>::highest;
+    } else {
+        block_largest = largest_of<A, T>(in, block, has_nan);
+    }
+    const double reference = std::max(carry, double(block_largest));
     const F shift_value = shifts_by_zero<F>(reference, start) ? F(0) : F(reference);
     // An exclusive scan's first output is the running value itself: it must stay in range too.
     const bool carry_underflows = Exclusive && carry != -std::numeric_limits<double>::infinity() &&
@@ -146,12 +180,13 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double& carry, Bloc
     // around exp, prefix and log would chain their latencies, with little overlap between vectors.
     const B shift(shift_value);
     const B fill(F(0));
-    alignas(A::alignment()) F sums[block];
-    B group(F(0));
-    for (std::ptrdiff_t at = 0; at < block; at += lanes) {
-        const B term = exp_in_range<false>(load_vector<B>(in + at) - shift);
-        term.store_aligned(sums + at);
-        group = group + term;
+    if (!terms_taken) {
+        group = B(F(0));
+        for (std::ptrdiff_t at = 0; at < block; at += lanes) {
+            const B term = exp_in_range<false>(load_vector<B>(in + at) - shift);
+            term.store_aligned(sums + at);
+            group = group + term;
+        }
     }
     seen.sum = add_lanes(seen.sum, group);
     const double carried = std::exp(carry - double(shift_value));  // the carry's term
