@@ -26,15 +26,17 @@ struct ExpLogFormat<double> {
     static constexpr double ln2_upper = 0x1.62e42fee00000p-1;  // 32 bits: k times it is exact
     static constexpr double ln2_lower = 0x1.a39ef35793c76p-33;
     static constexpr Bits near_sqrt_half = 0x3fe6955500000000;  // log's split point, about 0.707
-    // Taylor to degree 13: |r| <= ln(2) / 2 leaves a remainder under 2^-57.
-    static constexpr double exp_taylor[] = {1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0,
-                                            1.0 / 3628800.0,    1.0 / 362880.0,    1.0 / 40320.0,
-                                            1.0 / 5040.0,       1.0 / 720.0,       1.0 / 120.0,
-                                            1.0 / 24.0,         1.0 / 6.0,         0.5,
-                                            1.0,                1.0};
-    // atanh's series to f^21, |f| < 0.172: under 2^-60 left.
-    static constexpr double atanh_odd[] = {2.0 / 21, 2.0 / 19, 2.0 / 17, 2.0 / 15, 2.0 / 13,
-                                           2.0 / 11, 2.0 / 9,  2.0 / 7,  2.0 / 5,  2.0 / 3};
+    // Degree 11, a minimax fit (Remez, relative error) to exp on [-ln(2) / 2, ln(2) / 2]: 2.3e-17 with the
+    // coefficients rounded to double (Taylor needs degree 13 for that).
+    static constexpr double exp_polynomial[] = {
+        0x1.ad661d8a99f75p-26, 0x1.28b311c4abb3bp-22, 0x1.71df4520100a1p-19, 0x1.a01992d102296p-16,
+        0x1.a01a0110576fcp-13, 0x1.6c16c18781105p-10, 0x1.1111111130dd5p-7,  0x1.555555554f370p-5,
+        0x1.55555555554a2p-3,  0x1.0000000000010p-1,  1.0,                   1.0};
+    // The tail T(s) of log(z) = 2f + f s T(s), s = f^2, |f| < 0.172, fitted as exp's: 5.5e-19 of log(z) (the
+    // series needs 10 terms).
+    static constexpr double atanh_tail[] = {0x1.0c080b8a8371bp-3, 0x1.0fbe254f7d68ep-3, 0x1.3b1c39ba8b0edp-3,
+                                            0x1.745cf8ef0042cp-3, 0x1.c71c72018f7dbp-3, 0x1.2492492476ac2p-2,
+                                            0x1.9999999999a38p-2, 0x1.5555555555555p-1};
 };
 template <>
 struct ExpLogFormat<float> {
@@ -46,10 +48,13 @@ struct ExpLogFormat<float> {
     static constexpr float ln2_upper = 0x1.62e4p-1f;  // 16 bits: k (8 bits) times it is exact
     static constexpr float ln2_lower = 0x1.7f7d1cp-20f;
     static constexpr Bits near_sqrt_half = 0x3f350000;
-    // Taylor to degree 7: under 2^-27 left.
-    static constexpr float exp_taylor[] = {1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f};
-    // atanh's series to f^9: under 2^-28 left.
-    static constexpr float atanh_odd[] = {2.0f / 9, 2.0f / 7, 2.0f / 5, 2.0f / 3};
+    // Degree 6, fitted to exp on [-ln(2) / 2, ln(2) / 2] by weighted least squares towards the smallest largest
+    // relative error: 1.7e-8 with the coefficients rounded to float (Taylor needs degree 7).
+    static constexpr float exp_polynomial[] = {0x1.6ab88ap-10f, 0x1.126cc4p-7f, 0x1.55589ap-5f, 0x1.55540cp-3f,
+                                               0x1.fffffap-2f,  1.0f,           1.0f};
+    // The tail T(s) of log(z) = 2f + f s T(s), s = f^2, fitted as exp's: 2.6e-9 of log(z) (the series to f^9
+    // has 4 terms).
+    static constexpr float atanh_tail[] = {0x1.2ee85cp-2f, 0x1.997c16p-2f, 0x1.55555cp-1f};
 };
 
 // exp(x) for x <= ExpLogFormat::highest, -inf and NaN included (with Specials), within 2 ulp down to the clamp
@@ -68,9 +73,9 @@ xsimd::batch<F, A> exp_in_range(const xsimd::batch<F, A>& x) {
     // x - k ln 2 in two parts, the upper one exact times k.
     B r = Lanes<A>::multiply_add(k, B(-Format::ln2_upper), clamped);
     r = Lanes<A>::multiply_add(k, B(-Format::ln2_lower), r);
-    B p(Format::exp_taylor[0]);
-    for (std::size_t i = 1; i < sizeof(Format::exp_taylor) / sizeof(F); ++i) {
-        p = Lanes<A>::multiply_add(p, r, B(Format::exp_taylor[i]));
+    B p(Format::exp_polynomial[0]);
+    for (std::size_t i = 1; i < sizeof(Format::exp_polynomial) / sizeof(F); ++i) {
+        p = Lanes<A>::multiply_add(p, r, B(Format::exp_polynomial[i]));
     }
     // 2^k from the rounded sum's low bits (k + bias in the exponent field).
     const U scale = (bits_as<typename Format::Bits>(biased) + U(Format::exponent_bias)) << Format::mantissa_bits;
@@ -102,9 +107,9 @@ xsimd::batch<F, A> log_normal_plus(const xsimd::batch<F, A>& y, const xsimd::bat
     // log(z) = 2 atanh(f), f = (z - 1) / (z + 1) in [-0.172, 0.172).
     const B f = (z - B(F(1))) / (z + B(F(1)));
     const B s = f * f;
-    B tail(Format::atanh_odd[0]);
-    for (std::size_t i = 1; i < sizeof(Format::atanh_odd) / sizeof(F); ++i) {
-        tail = Lanes<A>::multiply_add(tail, s, B(Format::atanh_odd[i]));
+    B tail(Format::atanh_tail[0]);
+    for (std::size_t i = 1; i < sizeof(Format::atanh_tail) / sizeof(F); ++i) {
+        tail = Lanes<A>::multiply_add(tail, s, B(Format::atanh_tail[i]));
     }
     // k ln 2 in two parts, the lower one added with the small terms.
     const B small = Lanes<A>::multiply_add(f * s, tail, k * B(Format::ln2_lower));
