@@ -95,25 +95,6 @@ double add_lanes(double sum, const xsimd::batch<F, A>& x) {
     return sum;
 }
 
-// A chunk's total (TypedKernels::total) is shift + log(sum of exp(x - shift)), the sum taken as the scan meets the
-// chunk: block by block in scan order (log_sum_exp_block_elements each, summed lane by lane in the compute type,
-// each block's lanes then added in double), then the rest after the last whole block (rest_exp_sum). The scan can
-// then take the same total on the way (BlocksSeen).
-template <class A, class T>
-double rest_exp_sum(const T* in, std::ptrdiff_t n, LogSumExpCompute<T> shift, double sum) {
-    using B = xsimd::batch<LogSumExpCompute<T>, A>;
-    constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-    const std::ptrdiff_t vectors_end = n / lanes * lanes;
-    B group(LogSumExpCompute<T>(0));
-    for (std::ptrdiff_t i = 0; i < vectors_end; i += lanes) {
-        group = group + exp_in_range<false>(load_vector<B>(in + i) - B(shift));
-    }
-    sum = add_lanes(sum, group);
-    for (std::ptrdiff_t i = vectors_end; i < n; ++i) {
-        sum += exp_in_range(double(in[i]) - double(shift));
-    }
-    return sum;
-}
 template <class F>
 double total_from(F shift, double sum) {
     return double(shift) + log_normal(sum);
@@ -127,24 +108,26 @@ struct BlocksSeen {
     bool against_zero = true;
 };
 
-// Log-sum-exp over one block of log_sum_exp_block_vectors vectors, against one shift (0, or else the larger of the
-// block's maximum and the running value `carry`, in the compute type): the running sum of exp(x - shift) is a plain
-// vector scan, and each output is shift + log(sum): one exp and one log per element, where LogAddExp::apply, step
-// by step, costs an exp and a log1p per vector step. The block's own sum starts from zero, the carry's term is added
-// to each output, and the carry itself moves on in double precision: float32 roundings stay within one block.
+// Log-sum-exp over one block of up to log_sum_exp_block_vectors vectors, against one shift (0, or else the larger of
+// the block's maximum and the running value `carry`, in the compute type): the running sum of exp(x - shift) is a
+// plain vector scan, and each output is shift + log(sum): one exp and one log per element, where LogAddExp::apply,
+// step by step, costs an exp and a log1p per vector step. The block's own sum starts from zero, the carry's term is
+// added to each output, and the carry itself moves on in double precision: float32 roundings stay within one block.
+// The last `pad` elements in scan order are padding, -inf, whose terms are taken as 0 (log_sum_exp_rest).
 // Declines (returns false, writes nothing) when the block holds NaN or +inf, or when the running value at its start
 // (exclusive: the carry itself) lies more than log_sum_exp_reach below the shift.
 template <class A, class T, bool Reverse, bool Exclusive>
-SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double& carry, BlocksSeen<LogSumExpCompute<T>>& seen) {
+SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, std::ptrdiff_t vectors, std::ptrdiff_t pad,
+                                        double& carry, BlocksSeen<LogSumExpCompute<T>>& seen) {
     using F = LogSumExpCompute<T>;
     using B = xsimd::batch<F, A>;
     constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-    constexpr std::ptrdiff_t block = log_sum_exp_block_elements<A, T>();
+    const std::ptrdiff_t count = vectors * lanes;
     if (std::isnan(carry)) {
         return false;
     }
-    const double start = std::max(carry, double(in[Reverse ? block - 1 : 0]));
-    alignas(A::alignment()) F sums[block];
+    const double start = std::max(carry, double(in[Reverse ? count - 1 : 0]));
+    alignas(A::alignment()) F sums[log_sum_exp_block_elements<A, T>()];
     B group(F(0));
     // Where the carry and the block's start are in range, the shift is 0 unless the block holds a value above it (or
     // NaN): the exps are taken in the pass that finds the largest, and kept if it is in range.
@@ -153,7 +136,7 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double& carry, Bloc
     bool terms_taken = false;
     if (shifts_by_zero<F>(carry, start)) {
         LargestSeen<A, F> largest;
-        for (std::ptrdiff_t at = 0; at < block; at += lanes) {
+        for (std::ptrdiff_t at = 0; at < count; at += lanes) {
             const B x = load_vector<B>(in + at);
             largest.see(x);
             const B term = exp_in_range<false>(x);
@@ -164,7 +147,7 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double& carry, Bloc
         has_nan = largest.has_nan();
         terms_taken = !has_nan && block_largest <= ExpLogFormat<F>::highest;
     } else {
-        block_largest = largest_of<A, T>(in, block, has_nan);
+        block_largest = largest_of<A, T>(in, count, has_nan);
     }
     const double reference = std::max(carry, double(block_largest));
     const F shift_value = shifts_by_zero<F>(reference, start) ? F(0) : F(reference);
@@ -175,60 +158,82 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, double& carry, Bloc
         return false;
     }
     seen.largest = std::max(seen.largest, block_largest);
-    seen.against_zero = seen.against_zero && shift_value == F(0);
+    seen.against_zero = seen.against_zero && shift_value == F(0) && pad == 0;  // (the group counts padding)
     // In passes over the block, each a loop of independent vectors but the short running-sum chain: one loop
     // around exp, prefix and log would chain their latencies, with little overlap between vectors.
     const B shift(shift_value);
     const B fill(F(0));
     if (!terms_taken) {
         group = B(F(0));
-        for (std::ptrdiff_t at = 0; at < block; at += lanes) {
+        for (std::ptrdiff_t at = 0; at < count; at += lanes) {
             const B term = exp_in_range<false>(load_vector<B>(in + at) - shift);
             term.store_aligned(sums + at);
             group = group + term;
         }
     }
     seen.sum = add_lanes(seen.sum, group);
+    std::fill_n(sums + (Reverse ? 0 : count - pad), pad, F(0));
     const double carried = std::exp(carry - double(shift_value));  // the carry's term
     const B carried_term = B(F(carried));
     B partial(F(0));
-    for (std::ptrdiff_t step = 0; step < log_sum_exp_block_vectors; ++step) {
-        const std::ptrdiff_t at = (Reverse ? log_sum_exp_block_vectors - 1 - step : step) * lanes;
+    for (std::ptrdiff_t step = 0; step < vectors; ++step) {
+        const std::ptrdiff_t at = (Reverse ? vectors - 1 - step : step) * lanes;
         const B prefix = vector_prefix<A, Summation, Reverse, 1, B::size>(B::load_aligned(sums + at), fill);
         const B before = Exclusive ? shifted<A, Reverse, 1>(prefix, fill) : prefix;
         (carried_term + (partial + before)).store_aligned(sums + at);
         partial = partial + broadcast_total<A, Reverse>(prefix);
     }
-    for (std::ptrdiff_t at = 0; at < block; at += lanes) {
+    for (std::ptrdiff_t at = 0; at < count; at += lanes) {
         store_vector(out + at, log_normal_plus<false>(B::load_aligned(sums + at), shift));
     }
     if (Exclusive && carried == 0.0) {  // the line's first output: the log of an empty sum
-        out[Reverse ? block - 1 : 0] = -std::numeric_limits<T>::infinity();
+        out[Reverse ? count - 1 : 0] = -std::numeric_limits<T>::infinity();
     }
     carry = double(shift_value) + std::log(carried + double(first_lane(partial)));
     return true;
 }
 
-// The rest of a span after its blocks (of which `seen` tells, none declined): the span's total, if it is the one
-// log_sum_exp_total gives, against a shift of 0, into `total`.
-template <class A, class T>
-bool total_on_the_way(const T* rest, std::ptrdiff_t n, const BlocksSeen<LogSumExpCompute<T>>& seen, double& total) {
-    using F = LogSumExpCompute<T>;
-    bool has_nan = false;
-    const F largest = std::max(seen.largest, largest_of<A, T>(rest, n, has_nan));
-    if (!seen.against_zero || has_nan || !shifts_by_zero<F>(largest, largest)) {
+// A span's rest after its whole blocks, fewer than a block's elements: through buffers padded to whole vectors with
+// -inf after it in scan order (before it in memory for Reverse), a block of its own.
+template <class A, class T, bool Reverse, bool Exclusive>
+bool log_sum_exp_rest(const T* in, T* out, std::ptrdiff_t n, double& carry, BlocksSeen<LogSumExpCompute<T>>& seen) {
+    constexpr std::ptrdiff_t lanes = std::ptrdiff_t(xsimd::batch<LogSumExpCompute<T>, A>::size);
+    const std::ptrdiff_t vectors = (n + lanes - 1) / lanes;
+    const std::ptrdiff_t pad = vectors * lanes - n;
+    const std::ptrdiff_t offset = Reverse ? pad : 0;
+    alignas(A::alignment()) T staged_in[log_sum_exp_block_elements<A, T>()];
+    alignas(A::alignment()) T staged_out[log_sum_exp_block_elements<A, T>()];
+    std::fill_n(staged_in, vectors * lanes, -std::numeric_limits<T>::infinity());
+    std::copy_n(in, n, staged_in + offset);
+    if (!log_sum_exp_block<A, T, Reverse, Exclusive>(staged_in, staged_out, vectors, pad, carry, seen)) {
         return false;
     }
-    total = total_from(F(0), rest_exp_sum<A, T>(rest, n, F(0), seen.sum));
+    std::copy_n(staged_out + offset, n, out);
     return true;
 }
 
-// The log-sum-exp of n contiguous elements, in double precision, summed as a scan in the direction of Reverse meets
-// them (rest_exp_sum). NaN among them gives NaN, +inf gives +inf, and all -inf (or none) gives -inf.
+// A span's total as log_sum_exp_total gives it, from what its blocks saw, if they were all whole and taken against a
+// shift of 0 and the span's largest element leaves that shift to log_sum_exp_total too.
+template <class F>
+bool total_on_the_way(const BlocksSeen<F>& seen, double& total) {
+    if (!seen.against_zero || !shifts_by_zero<F>(seen.largest, seen.largest)) {
+        return false;
+    }
+    total = total_from(F(0), seen.sum);
+    return true;
+}
+
+// The log-sum-exp of n contiguous elements (TypedKernels::total), in double precision: shift + log(sum of
+// exp(x - shift)), the sum taken as a scan in the direction of Reverse meets them, so that the scan can take the same
+// total on the way (BlocksSeen): block by block in scan order (log_sum_exp_block_elements each, summed lane by lane
+// in the compute type, each block's lanes then added in double), then the rest after the last whole block, its
+// whole vectors as one group, its last elements one by one. NaN among them gives NaN, +inf gives +inf, and all -inf
+// (or none) gives -inf.
 template <class A, class T, bool Reverse>
 double log_sum_exp_total(const T* in, std::ptrdiff_t n) {
     using F = LogSumExpCompute<T>;
     using B = xsimd::batch<F, A>;
+    constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
     constexpr std::ptrdiff_t block = log_sum_exp_block_elements<A, T>();
     bool has_nan = false;
     const F largest = largest_of<A, T>(in, n, has_nan);
@@ -240,17 +245,25 @@ double log_sum_exp_total(const T* in, std::ptrdiff_t n) {
     }
     const F shift_value = shifts_by_zero<F>(largest, largest) ? F(0) : largest;
     const B shift(shift_value);
+    const auto group_sum = [&](const T* at, std::ptrdiff_t count, double sum) {
+        B group(F(0));
+        for (std::ptrdiff_t i = 0; i < count; i += lanes) {
+            group = group + exp_in_range<false>(load_vector<B>(at + i) - shift);
+        }
+        return add_lanes(sum, group);
+    };
     const std::ptrdiff_t whole = n / block * block;
     double sum = 0.0;
     for (std::ptrdiff_t done = 0; done < whole; done += block) {
-        const T* at = in + (Reverse ? n - done - block : done);
-        B group(F(0));
-        for (std::ptrdiff_t i = 0; i < block; i += std::ptrdiff_t(B::size)) {
-            group = group + exp_in_range<false>(load_vector<B>(at + i) - shift);
-        }
-        sum = add_lanes(sum, group);
+        sum = group_sum(in + (Reverse ? n - done - block : done), block, sum);
     }
-    return total_from(shift_value, rest_exp_sum<A, T>(in + (Reverse ? 0 : whole), n - whole, shift_value, sum));
+    const T* rest = in + (Reverse ? 0 : whole);
+    const std::ptrdiff_t rest_vectors_end = (n - whole) / lanes * lanes;
+    sum = group_sum(rest, rest_vectors_end, sum);
+    for (std::ptrdiff_t i = rest_vectors_end; i < n - whole; ++i) {
+        sum += exp_in_range(double(rest[i]) - double(shift_value));
+    }
+    return total_from(shift_value, sum);
 }
 
 }  // namespace SIMDSCAN_TIER

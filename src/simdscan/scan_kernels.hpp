@@ -80,27 +80,47 @@ bool has_nan(const T* p, std::ptrdiff_t n) {
     return xsimd::any(found);
 }
 
-// Log-sum-exp's scan_span (float and double elements): block by block (log_sum_exp_block); from a block it declines
-// (NaN, +inf, a leap over the reach) to the end of the span, the steps below. Each chunk of a long line is scanned from
-// its base (TypedKernels::total), st.local; where st.wants_total, the span's total too if the blocks took it on the
-// way (total_on_the_way). Returns the new running value.
+// Log-sum-exp's scan_span (float and double elements): block by block (log_sum_exp_block), the rest after the last
+// whole block padded to one (log_sum_exp_rest); a block that declines (NaN, +inf, a leap over the reach) goes step by
+// step. Each chunk of a long line is scanned from its base (TypedKernels::total), st.local; where st.wants_total,
+// the span's total too if its blocks took it on the way (total_on_the_way). Returns the new running value.
 template <class A, class T, bool Reverse, bool Exclusive>
 double scan_log_sum_exp_span(const T* in, T* out, std::ptrdiff_t n, ScanState<double>& st) {
     constexpr std::ptrdiff_t block = log_sum_exp_block_elements<A, T>();
+    constexpr T minus_infinity = -std::numeric_limits<T>::infinity();
     double carry = st.local;
-    std::ptrdiff_t done = 0;
-    bool blocks_whole = true;
     BlocksSeen<LogSumExpCompute<T>> seen;
+    // Leading -inf while nothing came before: -inf out (the log of an empty sum, inclusive or exclusive), and the
+    // blocks start after them (a block starting at -inf would decline).
+    std::ptrdiff_t skipped = 0;
+    if (carry == double(minus_infinity)) {
+        while (skipped < n && in[Reverse ? n - 1 - skipped : skipped] == minus_infinity) {
+            ++skipped;
+        }
+        std::fill_n(out + (Reverse ? n - skipped : 0), skipped, minus_infinity);
+        seen.against_zero = skipped == 0;
+    }
+    in += Reverse ? 0 : skipped;
+    out += Reverse ? 0 : skipped;
+    n -= skipped;
+    const auto step_by_step = [&](std::ptrdiff_t at, std::ptrdiff_t count) {
+        seen.against_zero = false;
+        carry = scan_steps<A, T, LogAddExp, Reverse, Exclusive, false>(in + at, out + at, count, carry, carry);
+    };
+    std::ptrdiff_t done = 0;
     for (; done + block <= n; done += block) {
         const std::ptrdiff_t at = Reverse ? n - done - block : done;
-        if (!log_sum_exp_block<A, T, Reverse, Exclusive>(in + at, out + at, carry, seen)) {
-            blocks_whole = false;
-            break;
+        if (!log_sum_exp_block<A, T, Reverse, Exclusive>(in + at, out + at, log_sum_exp_block_vectors, 0, carry,
+                                                          seen)) {
+            step_by_step(at, block);
         }
     }
     const std::ptrdiff_t rest_at = Reverse ? 0 : done;
-    st.has_total = st.wants_total && blocks_whole && total_on_the_way<A>(in + rest_at, n - done, seen, st.total);
-    return scan_steps<A, T, LogAddExp, Reverse, Exclusive, false>(in + rest_at, out + rest_at, n - done, carry, carry);
+    if (done < n && !log_sum_exp_rest<A, T, Reverse, Exclusive>(in + rest_at, out + rest_at, n - done, carry, seen)) {
+        step_by_step(rest_at, n - done);
+    }
+    st.has_total = st.wants_total && total_on_the_way(seen, st.total);
+    return carry;
 }
 
 // Scans n contiguous elements onward from `carry`, the running state within the chunk, and returns the new one.
