@@ -94,6 +94,7 @@ WORKLOADS = [
     Workload((KIB64 // 4,), "float32", op="cummax", note=" indices"),
     Workload((1 << 20,), "float32", op="cummax", note=" indices"),
     *(Workload((1 << 20,), t, op="logcumsumexp") for t in ("float32", "float64")),
+    Workload((1000, 1000), "float32", axis=1, op="logcumsumexp"),
     Workload((1 << 20,), "float32", note=" 10% NaN"),
     Workload((1 << 20,), "float32", op="nancumsum", note=" 10% NaN"),
 ]
