@@ -14,9 +14,10 @@ def logcumsumexp(a: Any, axis: Optional[int] = None, *, direction: Union[Directi
                  exclusive: bool = False, dtype: Any = None, out: Optional[np.ndarray] = None) -> np.ndarray:
     """log(cumsum(exp(a))) along an axis, computed stably, with the flags of :func:`cumsum`.
 
-    Each step adds the larger operand to log1p(exp(-|a - b|)) (``numpy.logaddexp``'s formula), vectorized, so
-    nothing overflows or underflows: inputs of magnitude 1e4 give finite results. The running value is kept in
-    double precision for float16, float32 and float64 alike, and rounded once per output.
+    Block by block (a few hundred elements): the running sum of exp(x - shift) against one shift per block, and
+    shift + log(sum) per output, so nothing overflows or underflows: inputs of magnitude 1e4 give finite results.
+    float16 and float32 are summed in float32 within a block (within about 1e-7 of ``|result| + 1``), float64 in
+    float64; the running value between blocks is kept in double precision.
 
     Parameters
     ----------

@@ -130,7 +130,7 @@ using FloatingKernels = TypedKernelSet<Plain, float, double, std::complex<float>
 using OrderedKernels = TypedKernelSet<Plain, std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t,
                                       std::uint16_t, std::uint32_t, std::uint64_t, float, double>;
 using RealKernels = TypedKernelSet<Plain, float, double>;
-// Log-sum-exp runs in double precision whatever the element (ops.hpp's LogAddExp).
+// Log-sum-exp's running value is a double whatever the element (ops.hpp's LogAddExp, log_sum_exp_kernels.hpp).
 template <class T>
 using DoubleState = double;
 using LogSumExpKernels = TypedKernelSet<DoubleState, float, double>;
