@@ -230,6 +230,10 @@ struct Extremum : ExactState {
     }
     template <class V>
     static auto beats(const V& a, const V& b) { return Larger ? a > b : a < b; }
+    // Whether the running value beats every lane of x (no tie, no NaN): every output is then the running value, the
+    // bits apply gives.
+    template <class V>
+    static bool stays_ahead(const V& running, const V& x) { return xsimd::all(beats(running, x)); }
     // The value no element beats, the result of an empty range: -inf / the type's lowest for a maximum.
     template <class T>
     static T neutral() {

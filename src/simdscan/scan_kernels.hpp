@@ -160,6 +160,12 @@ State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) 
     }
 }
 
+// Running maxima and minima: Extremum and its variants.
+template <class Op>
+constexpr bool is_extremum() {
+    return std::is_base_of<Extremum<true>, Op>::value || std::is_base_of<Extremum<false>, Op>::value;
+}
+
 // The op between the running vector and the next vector's prefix: a float sum's on the pipes Lanes::add_beside picks.
 template <class A, class Op, class V>
 V apply_between_vectors(const V& running, const V& x) {
@@ -186,18 +192,27 @@ State scan_steps(const Elements& elements, const Outputs& outputs, std::ptrdiff_
         for (; done + lanes <= n; done += lanes) {
             const std::ptrdiff_t at = Reverse ? n - done - lanes : done;
             prefetch_ahead<Reverse>(elements.address(at));
-            const VectorState prefix =
-                vector_prefix<A, Op, Reverse, 1, B::size>(Op::lift(Op::admit(elements.template vector<B>(at))), fill);
-            // The carry chain is one op per vector: the broadcast total is computed off it.
-            const VectorState total = broadcast_total<A, Reverse>(prefix);
-            const VectorState before = Exclusive ? shifted<A, Reverse, 1>(prefix, fill) : prefix;
-            B result = Op::lower(apply_between_vectors<A, Op>(running, before));
+            const B x = Op::admit(elements.template vector<B>(at));
+            B result;
+            bool ahead = false;
+            if constexpr (is_extremum<Op>()) {
+                // Every output is the running value: most vectors of a running extremum of unordered data.
+                ahead = Op::stays_ahead(running, x);
+                result = running;
+            }
+            if (!ahead) {
+                const VectorState prefix = vector_prefix<A, Op, Reverse, 1, B::size>(Op::lift(x), fill);
+                // The carry chain is one op per vector: the broadcast total is computed off it.
+                const VectorState total = broadcast_total<A, Reverse>(prefix);
+                const VectorState before = Exclusive ? shifted<A, Reverse, 1>(prefix, fill) : prefix;
+                result = Op::lower(apply_between_vectors<A, Op>(running, before));
+                running = apply_between_vectors<A, Op>(running, total);
+            }
             if constexpr (HasBase) {
                 // As the element stored by a chunk scanned before its base was known, then rebased.
                 result = Op::lower(Op::apply(base_lanes, Op::lift(rounded_to_element<T>(result))));
             }
             outputs.vector(at, result);
-            running = apply_between_vectors<A, Op>(running, total);
         }
         if (done > 0) {
             carry = first_lane(running);
