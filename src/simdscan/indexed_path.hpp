@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <type_traits>
-#include <vector>
 
 #include "kernels.hpp"
 #include "parallel.hpp"
@@ -16,19 +16,20 @@
 namespace simdscan {
 namespace detail {
 
-// Scans one line of an indexed job: blocks gathered in scan order, their running values computed by the tier's
-// kernel into a buffer, then the suppliers' positions found from the inputs and those values (an element supplies
-// the running value where it equals it, or where the first NaN arrives), and both stored.
+// Scans one line of an indexed job: blocks gathered in scan order, their running values and the suppliers' positions
+// computed by the tier's kernel (an element supplies the running value where it equals it, or where the first NaN
+// arrives), and both stored.
 template <class S, class C>
 class IndexedLines {
 public:
     IndexedLines(const Plan& plan, const TypedKernels<C, C>& kernels, bool exclusive, bool decreasing,
                  const KernelTable& table)
         : plan_(plan), kernels_(kernels), exclusive_(exclusive), decreasing_(decreasing), staging_(plan, table),
-          values_(std::size_t(block)), positions_(std::size_t(block)) {}
+          values_(uninitialized_buffer<C>(std::size_t(block))),
+          positions_(uninitialized_buffer<std::int64_t>(std::size_t(block))) {}
 
     void scan(const char* in, char* out, char* indices) {
-        ScanState<C> st{kernels_.neutral, kernels_.neutral, false, true};
+        C running = kernels_.neutral;
         std::int64_t supplier = -1;
         bool reached_nan = false;
         C carried_value = kernels_.identity;  // exclusive: the output that enters at the start of the next block
@@ -45,15 +46,15 @@ public:
                                        is_array_of<C>(value_target, plan_.out_step);
             const bool direct_positions =
                 !exclusive_ && !decreasing_ && is_array_of<std::int64_t>(target, plan_.indices_step);
-            C* values = direct_values ? reinterpret_cast<C*>(value_target) : values_.data();
-            std::int64_t* positions = direct_positions ? reinterpret_cast<std::int64_t*>(target) : positions_.data();
-            kernels_.scan[0](x, values, count, st, false);  // inclusive: the suppliers are found from these
-            kernels_.suppliers(x, values, positions, count, begin, supplier, reached_nan);
+            C* values = direct_values ? reinterpret_cast<C*>(value_target) : values_.get();
+            std::int64_t* positions = direct_positions ? reinterpret_cast<std::int64_t*>(target) : positions_.get();
+            // Inclusive: the suppliers are found from these values.
+            running = kernels_.scan_indexed(x, values, positions, count, running, begin, supplier, reached_nan);
             if (exclusive_) {
                 const C last_value = values[count - 1];
                 const std::int64_t last_position = positions_[std::size_t(count - 1)];
                 std::memmove(values + 1, values, std::size_t(count - 1) * sizeof(C));
-                std::memmove(positions_.data() + 1, positions_.data(), std::size_t(count - 1) * sizeof(std::int64_t));
+                std::memmove(positions_.get() + 1, positions_.get(), std::size_t(count - 1) * sizeof(std::int64_t));
                 values[0] = carried_value;
                 positions_[0] = carried_position;
                 carried_value = last_value;
@@ -66,7 +67,7 @@ public:
                 continue;
             }
             if (!decreasing_ && plan_.indices_step == std::ptrdiff_t(sizeof(std::int64_t))) {
-                std::memcpy(target, positions_.data(), std::size_t(count) * sizeof(std::int64_t));
+                std::memcpy(target, positions_.get(), std::size_t(count) * sizeof(std::int64_t));
                 continue;
             }
             for (std::ptrdiff_t i = 0; i < count; ++i) {
@@ -92,8 +93,8 @@ private:
     bool exclusive_;
     bool decreasing_;
     Staging<S, C> staging_;
-    std::vector<C> values_;
-    std::vector<std::int64_t> positions_;
+    std::unique_ptr<C[]> values_;
+    std::unique_ptr<std::int64_t[]> positions_;
 };
 
 // Runs an indexed job: lines in parallel, each line by one thread.

@@ -77,11 +77,12 @@ struct TypedKernels {
 
     // The op on two states, as the kernels compute it; combines chunk totals.
     using apply_fn = State (*)(State a, State b);
-    // Extrema only (null otherwise): the scan positions, from `first` on, of the elements that supplied n running
-    // values: where the element equals its running value, or where the first NaN arrives. `supplier` (-1: none
-    // yet) and `reached_nan` carry from one call to the next along a line.
-    using suppliers_fn = void (*)(const T* x, const T* values, std::int64_t* positions, std::ptrdiff_t n,
-                                  std::int64_t first, std::int64_t& supplier, bool& reached_nan);
+    // Extrema only (null otherwise): n contiguous elements scanned in increasing order from the running value
+    // `carry` into values (the new running value returned), with the scan positions, from `first` on, of the
+    // elements that supplied them: where the element equals its running value, or where the first NaN arrives.
+    // `supplier` (-1: none yet) and `reached_nan` carry from one call to the next along a line.
+    using indexed_fn = T (*)(const T* x, T* values, std::int64_t* positions, std::ptrdiff_t n, T carry,
+                             std::int64_t first, std::int64_t& supplier, bool& reached_nan);
     // Log-sum-exp only (null otherwise), whose base costs an exp and a log per element to put in front of an
     // output: the op of n contiguous elements, a chunk's total, so that each chunk can be scanned from its base
     // once the earlier totals are known (parallel.hpp), one exp per element dearer than the scan alone.
@@ -103,7 +104,7 @@ struct TypedKernels {
     combine_fn combine[2];     // [descending: walks the row from its end]
     advance_fn advance[2][2];  // [exclusive][descending]
     apply_fn apply;
-    suppliers_fn suppliers;
+    indexed_fn scan_indexed;
     total_fn total[2];  // [reverse]
     two_axes_row_fn two_axes_row[2][2];  // [rows first][reverse]
     scan_half_fn scan_half[2];           // [reverse]

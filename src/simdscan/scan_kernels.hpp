@@ -360,25 +360,33 @@ void find_supplier(T x, T running, std::int64_t position, std::int64_t& supplier
     }
 }
 
-// TypedKernels::suppliers: a vector at a time, where no element equals its running value (and none is NaN) all of
-// its positions are the supplier's so far; elsewhere element by element.
+// n positions, all `supplier`, in vector stores: the build turns off auto-vectorisation, which std::fill_n would rely
+// on.
+template <class A>
+void fill_positions(std::int64_t* positions, std::ptrdiff_t n, std::int64_t supplier) {
+    using Positions = xsimd::batch<std::int64_t, A>;
+    const Positions same(supplier);
+    for (std::ptrdiff_t k = 0; k < n; k += std::ptrdiff_t(Positions::size)) {
+        same.store_unaligned(positions + k);
+    }
+}
+
+// The scan positions, from `first` on, of the elements that supplied n running values: where the element equals its
+// running value, or where the first NaN arrives. A vector at a time, where no element equals its running value (and
+// none is NaN) all of its positions are the supplier's so far; elsewhere element by element.
 template <class A, class T>
 void find_suppliers(const T* x, const T* values, std::int64_t* positions, std::ptrdiff_t n, std::int64_t first,
                     std::int64_t& supplier, bool& reached_nan) {
     std::ptrdiff_t i = 0;
     if constexpr (is_vectorized<A, T>()) {
         using B = xsimd::batch<T, A>;
-        using Positions = xsimd::batch<std::int64_t, A>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-        static_assert(lanes % std::ptrdiff_t(Positions::size) == 0, "whole position vectors per value vector");
+        static_assert(lanes % std::ptrdiff_t(xsimd::batch<std::int64_t, A>::size) == 0,
+                      "whole position vectors per value vector");
         for (; i + lanes <= n && !reached_nan; i += lanes) {
             const B running = B::load_unaligned(values + i);
             if (!xsimd::any((B::load_unaligned(x + i) == running) | is_nan(running))) {
-                // Vector stores: the build turns off auto-vectorisation, which std::fill_n would rely on.
-                const Positions same(supplier);
-                for (std::ptrdiff_t k = 0; k < lanes; k += std::ptrdiff_t(Positions::size)) {
-                    same.store_unaligned(positions + i + k);
-                }
+                fill_positions<A>(positions + i, lanes, supplier);
                 continue;
             }
             for (std::ptrdiff_t lane = i; lane < i + lanes; ++lane) {
@@ -391,6 +399,42 @@ void find_suppliers(const T* x, const T* values, std::int64_t* positions, std::p
         find_supplier(x[i], values[i], first + i, supplier, reached_nan);
         positions[i] = supplier;
     }
+}
+
+// TypedKernels::scan_indexed: a running extremum of n contiguous elements from `carry`, in increasing order, into
+// values, and the positions of their suppliers (find_suppliers). A vector the running value stays ahead of
+// (Extremum::stays_ahead) takes it and the supplier so far with no prefix and no comparison more: in one pass, where
+// the values then the suppliers took 2.2x as long on random float32 in cache.
+template <class A, class T, class Op>
+T scan_indexed(const T* x, T* values, std::int64_t* positions, std::ptrdiff_t n, T carry, std::int64_t first,
+               std::int64_t& supplier, bool& reached_nan) {
+    std::ptrdiff_t i = 0;
+    if constexpr (is_vectorized<A, T>()) {
+        using B = xsimd::batch<T, A>;
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+        const B fill(Op::template neutral<T>());
+        B running(carry);
+        for (; i + lanes <= n; i += lanes) {
+            const B v = B::load_unaligned(x + i);
+            if (Op::stays_ahead(running, v)) {
+                running.store_unaligned(values + i);
+                fill_positions<A>(positions + i, lanes, supplier);
+                continue;
+            }
+            const B result = Op::apply(running, vector_prefix<A, Op, false, 1, B::size>(v, fill));
+            result.store_unaligned(values + i);
+            running = broadcast_total<A, false>(result);
+            find_suppliers<A>(x + i, values + i, positions + i, lanes, first + i, supplier, reached_nan);
+        }
+        carry = first_lane(running);
+    }
+    const std::ptrdiff_t tail = i;
+    for (; i < n; ++i) {
+        carry = Op::apply(carry, x[i]);
+        values[i] = carry;
+    }
+    find_suppliers<A>(x + tail, values + tail, positions + tail, n - tail, first + tail, supplier, reached_nan);
+    return carry;
 }
 
 }  // namespace SIMDSCAN_TIER

@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <type_traits>
-#include <vector>
 
 #include "kernels.hpp"
 #include "plan.hpp"
@@ -22,6 +22,13 @@ using SwapUnit = typename std::conditional<
     typename std::conditional<sizeof(S) == 4 || std::is_same<S, std::complex<float>>::value, std::uint32_t,
                               std::uint64_t>::type>::type;
 
+// A buffer of n trivial elements left uninitialised: a std::vector's zeroing of the staging buffers cost a small call
+// (16 elements, with indices) 0.3 us, a third of its time.
+template <class T>
+std::unique_ptr<T[]> uninitialized_buffer(std::size_t n) {
+    return std::unique_ptr<T[]>(new T[n]);
+}
+
 // Moves up to `block` elements stored as S between the arrays and a buffer of C: gathers from any byte step,
 // byte-swaps, converts float16, and scatters back. Packed native runs are read in place.
 template <class S, class C>
@@ -30,9 +37,9 @@ public:
     static constexpr std::ptrdiff_t block = std::min<std::ptrdiff_t>(1024, chunk_elements<C>());
 
     Staging(const Plan& plan, const KernelTable& table)
-        : plan_(plan), table_(table), storage_(words(raw_bytes + half_page + std::size_t(block) * sizeof(C))) {}
+        : plan_(plan), table_(table), storage_(uninitialized_buffer<std::max_align_t>(words(raw_bytes + half_page + std::size_t(block) * sizeof(C)))) {}
 
-    C* values() { return reinterpret_cast<C*>(reinterpret_cast<char*>(storage_.data()) + raw_bytes + half_page); }
+    C* values() { return reinterpret_cast<C*>(reinterpret_cast<char*>(storage_.get()) + raw_bytes + half_page); }
 
     // Returns `count` elements from src, `step` bytes apart, in compute type; may point into the input itself.
     const C* load(const char* src, std::ptrdiff_t step, std::ptrdiff_t count) {
@@ -125,11 +132,11 @@ private:
     static std::size_t words(std::size_t bytes) {
         return (bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
     }
-    S* raw_elements() { return reinterpret_cast<S*>(storage_.data()); }
+    S* raw_elements() { return reinterpret_cast<S*>(storage_.get()); }
 
     const Plan& plan_;
     const KernelTable& table_;
-    std::vector<std::max_align_t> storage_;
+    std::unique_ptr<std::max_align_t[]> storage_;
 };
 
 }  // namespace detail

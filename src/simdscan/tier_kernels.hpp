@@ -39,9 +39,9 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     k.advance[1][1] = &advance_rows<A, T, Op, true, true>;
     k.apply = &apply_op<T, Op>;
     if constexpr (std::is_same<Op, Maximum>::value || std::is_same<Op, Minimum>::value) {
-        k.suppliers = &find_suppliers<A, T>;
+        k.scan_indexed = &scan_indexed<A, T, Op>;
     } else {
-        k.suppliers = nullptr;
+        k.scan_indexed = nullptr;
     }
     if constexpr (std::is_same<Op, LogAddExp>::value) {
         k.total[0] = &log_sum_exp_total<A, T, false>;
