@@ -103,21 +103,19 @@ double scan_log_sum_exp_span(const T* in, T* out, std::ptrdiff_t n, ScanState<do
     in += Reverse ? 0 : skipped;
     out += Reverse ? 0 : skipped;
     n -= skipped;
-    const auto step_by_step = [&](std::ptrdiff_t at, std::ptrdiff_t count) {
-        seen.against_zero = false;
-        carry = scan_steps<A, T, LogAddExp, Reverse, Exclusive, false>(in + at, out + at, count, carry, carry);
-    };
-    std::ptrdiff_t done = 0;
-    for (; done + block <= n; done += block) {
-        const std::ptrdiff_t at = Reverse ? n - done - block : done;
-        if (!log_sum_exp_block<A, T, Reverse, Exclusive>(in + at, out + at, log_sum_exp_block_vectors, 0, carry,
-                                                          seen)) {
-            step_by_step(at, block);
+    for (std::ptrdiff_t done = 0; done < n;) {
+        const std::ptrdiff_t count = std::min(block, n - done);
+        const std::ptrdiff_t at = Reverse ? n - done - count : done;
+        const bool taken =
+            count == block
+                ? log_sum_exp_block<A, T, Reverse, Exclusive>(in + at, out + at, log_sum_exp_block_vectors, 0, carry,
+                                                              seen)
+                : log_sum_exp_rest<A, T, Reverse, Exclusive>(in + at, out + at, count, carry, seen);
+        if (!taken) {
+            seen.against_zero = false;
+            carry = scan_steps<A, T, LogAddExp, Reverse, Exclusive, false>(in + at, out + at, count, carry, carry);
         }
-    }
-    const std::ptrdiff_t rest_at = Reverse ? 0 : done;
-    if (done < n && !log_sum_exp_rest<A, T, Reverse, Exclusive>(in + rest_at, out + rest_at, n - done, carry, seen)) {
-        step_by_step(rest_at, n - done);
+        done += count;
     }
     st.has_total = st.wants_total && total_on_the_way(seen, st.total);
     return carry;
