@@ -48,7 +48,7 @@ public:
                 !exclusive_ && !decreasing_ && is_array_of<std::int64_t>(target, plan_.indices_step);
             C* values = direct_values ? reinterpret_cast<C*>(value_target) : values_.get();
             std::int64_t* positions = direct_positions ? reinterpret_cast<std::int64_t*>(target) : positions_.get();
-            // Inclusive: the suppliers are found from these values.
+            // Inclusive values and their suppliers' positions (an exclusive scan shifts both below).
             running = kernels_.scan_indexed(x, values, positions, count, running, begin, supplier, reached_nan);
             if (exclusive_) {
                 const C last_value = values[count - 1];

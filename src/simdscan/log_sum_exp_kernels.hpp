@@ -95,6 +95,24 @@ double add_lanes(double sum, const xsimd::batch<F, A>& x) {
     return sum;
 }
 
+// The lane-wise sum of exp(x - shift) over count contiguous elements (whole vectors), each term also stored to
+// `terms` where given: a block's terms and its part of the total, or a total's part alone.
+template <class A, class T>
+xsimd::batch<LogSumExpCompute<T>, A> exp_terms(const T* in, std::ptrdiff_t count,
+                                               const xsimd::batch<LogSumExpCompute<T>, A>& shift,
+                                               LogSumExpCompute<T>* terms) {
+    using B = xsimd::batch<LogSumExpCompute<T>, A>;
+    B group(LogSumExpCompute<T>(0));
+    for (std::ptrdiff_t at = 0; at < count; at += std::ptrdiff_t(B::size)) {
+        const B term = exp_in_range<false>(load_vector<B>(in + at) - shift);
+        if (terms != nullptr) {
+            term.store_aligned(terms + at);
+        }
+        group = group + term;
+    }
+    return group;
+}
+
 template <class F>
 double total_from(F shift, double sum) {
     return double(shift) + log_normal(sum);
@@ -164,12 +182,7 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, std::ptrdiff_t vect
     const B shift(shift_value);
     const B fill(F(0));
     if (!terms_taken) {
-        group = B(F(0));
-        for (std::ptrdiff_t at = 0; at < count; at += lanes) {
-            const B term = exp_in_range<false>(load_vector<B>(in + at) - shift);
-            term.store_aligned(sums + at);
-            group = group + term;
-        }
+        group = exp_terms<A>(in, count, shift, sums);
     }
     seen.sum = add_lanes(seen.sum, group);
     std::fill_n(sums + (Reverse ? 0 : count - pad), pad, F(0));
@@ -245,21 +258,14 @@ double log_sum_exp_total(const T* in, std::ptrdiff_t n) {
     }
     const F shift_value = shifts_by_zero<F>(largest, largest) ? F(0) : largest;
     const B shift(shift_value);
-    const auto group_sum = [&](const T* at, std::ptrdiff_t count, double sum) {
-        B group(F(0));
-        for (std::ptrdiff_t i = 0; i < count; i += lanes) {
-            group = group + exp_in_range<false>(load_vector<B>(at + i) - shift);
-        }
-        return add_lanes(sum, group);
-    };
     const std::ptrdiff_t whole = n / block * block;
     double sum = 0.0;
     for (std::ptrdiff_t done = 0; done < whole; done += block) {
-        sum = group_sum(in + (Reverse ? n - done - block : done), block, sum);
+        sum = add_lanes(sum, exp_terms<A>(in + (Reverse ? n - done - block : done), block, shift, nullptr));
     }
     const T* rest = in + (Reverse ? 0 : whole);
     const std::ptrdiff_t rest_vectors_end = (n - whole) / lanes * lanes;
-    sum = group_sum(rest, rest_vectors_end, sum);
+    sum = add_lanes(sum, exp_terms<A>(rest, rest_vectors_end, shift, nullptr));
     for (std::ptrdiff_t i = rest_vectors_end; i < n - whole; ++i) {
         sum += exp_in_range(double(rest[i]) - double(shift_value));
     }
