@@ -4,6 +4,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace simdscan {
 namespace detail {
@@ -52,7 +53,15 @@ struct ScanState {
     bool wants_total = false;
     bool has_total = false;
     State total{};
+    // The outputs go past the caches (stream_vector): too many to stay there, and not written over the input.
+    bool streams = false;
 };
+
+// Whether a line scan of T elements streams its outputs (ScanState::streams): only where the bits cannot depend on
+// which elements a vector groups, since aligning the vectors for streaming stores in the output shifts the grouping
+// by out's address. Integer ops are exact; a float line would need its vectors realigned in registers.
+template <class T>
+constexpr bool streams_lines() { return std::is_integral<T>::value; }
 
 // Kernels for elements of type T whose running values are of type State (T, or Compensated<T>).
 template <class T, class State>
@@ -61,19 +70,19 @@ struct TypedKernels {
     // range). out may equal in. Updates st.
     using scan_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive);
     // out = base op in, elementwise: puts an earlier chunks' total in front of a chunk scanned on its own. Null
-    // where `total` is set: those chunks are scanned from their base instead.
-    using rebase_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, State base);
+    // where `total` is set: those chunks are scanned from their base instead. `streams`: as ScanState's.
+    using rebase_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, State base, bool streams);
     // Scans `rows` whole lines of n contiguous elements (n within one chunk); rows are byte strides apart.
     using rows_fn = void (*)(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows, std::ptrdiff_t in_stride,
-                             std::ptrdiff_t out_stride, bool exclusive);
+                             std::ptrdiff_t out_stride, bool exclusive, bool streams);
     // One step of a scan along an outer axis, elementwise over w contiguous elements: out = a op b. Only where the
     // state is the value itself and the op takes elements as they are (null otherwise): the previous output row is
     // then the running row.
     using combine_fn = void (*)(const T* a, const T* b, T* out, std::ptrdiff_t w);
     // One step of a scan along an outer axis with w running states kept aside in `carry` (a Compensated one
     // stores w sums, then w errors): carry = carry op in, and out = the value before (exclusive) or after. out may
-    // equal in.
-    using advance_fn = void (*)(const T* in, State* carry, T* out, std::ptrdiff_t w);
+    // equal in. `streams`: as ScanState's.
+    using advance_fn = void (*)(const T* in, State* carry, T* out, std::ptrdiff_t w, bool streams);
 
     // The op on two states, as the kernels compute it; combines chunk totals.
     using apply_fn = State (*)(State a, State b);

@@ -14,21 +14,28 @@ namespace simdscan {
 namespace detail {
 namespace SIMDSCAN_TIER {
 
-// Visits a row of w elements as whole vectors of Lanes (on_vector(j)), then single elements (on_element(j)), or
-// all of it from its end when Descending: rows visited in decreasing address order then read memory in one
-// falling stream, where rows each read upwards ran 1.5x as long (4096x4096 float32, Zen 4).
+// Visits a row of w elements as whole vectors of Lanes from element `head` on (on_vector(j)) and the elements
+// before and after them one by one (on_element(j)), or all of it from its end when Descending: rows visited in
+// decreasing address order then read memory in one falling stream, where rows each read upwards ran 1.5x as long
+// (4096x4096 float32, Zen 4).
 template <std::ptrdiff_t Lanes, bool Descending, class OnVector, class OnElement>
-void walk_row(std::ptrdiff_t w, OnVector&& on_vector, OnElement&& on_element) {
-    const std::ptrdiff_t whole = w - w % Lanes;
+void walk_row(std::ptrdiff_t w, std::ptrdiff_t head, OnVector&& on_vector, OnElement&& on_element) {
+    const std::ptrdiff_t whole = head + (w - head) / Lanes * Lanes;
     if constexpr (Descending) {
         for (std::ptrdiff_t j = w - 1; j >= whole; --j) {
             on_element(j);
         }
-        for (std::ptrdiff_t j = whole - Lanes; j >= 0; j -= Lanes) {
+        for (std::ptrdiff_t j = whole - Lanes; j >= head; j -= Lanes) {
             on_vector(j);
         }
+        for (std::ptrdiff_t j = head - 1; j >= 0; --j) {
+            on_element(j);
+        }
     } else {
-        for (std::ptrdiff_t j = 0; j < whole; j += Lanes) {
+        for (std::ptrdiff_t j = 0; j < head; ++j) {
+            on_element(j);
+        }
+        for (std::ptrdiff_t j = head; j < whole; j += Lanes) {
             on_vector(j);
         }
         for (std::ptrdiff_t j = whole; j < w; ++j) {
@@ -43,18 +50,18 @@ void combine_rows(const T* a, const T* b, T* out, std::ptrdiff_t w) {
     if constexpr (is_vectorized<A, T>()) {
         using B = xsimd::batch<T, A>;
         walk_row<std::ptrdiff_t(B::size), Descending>(
-            w,
+            w, 0,
             [&](std::ptrdiff_t j) {
                 Op::apply(B::load_unaligned(a + j), B::load_unaligned(b + j)).store_unaligned(out + j);
             },
             element);
     } else {
-        walk_row<1, Descending>(w, element, element);
+        walk_row<1, Descending>(w, 0, element, element);
     }
 }
 
 template <class A, class T, class Op, bool Exclusive, bool Descending, class State = typename Op::template state<T>>
-void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w) {
+void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w, bool streams) {
     const auto element = [&](std::ptrdiff_t j) {
         const T x = Op::admit(in[j]);
         typename Op::template state<T> before;
@@ -66,18 +73,21 @@ void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w) {
     if constexpr (is_vectorized<A, T>()) {
         using B = typename Op::template vector<T, A>;
         walk_row<std::ptrdiff_t(B::size), Descending>(
-            w,
+            w, streams ? streaming_head<B, false>(out, w) : 0,
             [&](std::ptrdiff_t j) {
                 const B x = Op::admit(load_vector<B>(in + j));  // before out is written: out may equal in
                 typename Op::template state<B> before;
                 load_state(before, carry, w, j);
                 const auto after = Op::apply(before, Op::lift(x));
                 store_state(after, carry, w, j);
-                store_vector(out + j, Op::lower(Exclusive ? before : after));
+                store_or_stream(out + j, Op::lower(Exclusive ? before : after), streams);
             },
             element);
+        if (streams) {
+            Lanes<A>::finish_streaming();
+        }
     } else {
-        walk_row<1, Descending>(w, element, element);
+        walk_row<1, Descending>(w, 0, element, element);
     }
 }
 

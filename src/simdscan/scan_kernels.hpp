@@ -50,12 +50,18 @@ struct ArrayElements {
     T one(std::ptrdiff_t at) const { return in[at]; }
     const T* address(std::ptrdiff_t at) const { return in + at; }
 };
-template <class T>
+template <class T, bool Streams = false>
 struct ArrayOutputs {
-    T* out;
+    T* out;  // Streams: the vectors past the caches, out + at aligned for them (streaming_head)
 
     template <class B>
-    void vector(std::ptrdiff_t at, const B& values) const { store_vector(out + at, values); }
+    void vector(std::ptrdiff_t at, const B& values) const {
+        if constexpr (Streams) {
+            stream_vector(out + at, values);
+        } else {
+            store_vector(out + at, values);
+        }
+    }
     void one(std::ptrdiff_t at, T value) const { out[at] = value; }
 };
 
@@ -63,10 +69,10 @@ template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase
           class Outputs>
 State scan_steps(const Elements& elements, const Outputs& outputs, std::ptrdiff_t n, State base, State carry);
 
-template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State>
+template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, bool Streams = false, class State>
 State scan_steps(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
-    return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(ArrayElements<T>{in}, ArrayOutputs<T>{out}, n, base,
-                                                             carry);
+    return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(ArrayElements<T>{in}, ArrayOutputs<T, Streams>{out}, n,
+                                                             base, carry);
 }
 
 // Whether any of n elements (a multiple of the lane count) is NaN.
@@ -123,7 +129,8 @@ double scan_log_sum_exp_span(const T* in, T* out, std::ptrdiff_t n, ScanState<do
 
 // Scans n contiguous elements onward from `carry`, the running state within the chunk, and returns the new one.
 // The modes are template parameters so that the loop carries no branch and no reload of the caller's state.
-template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase,
+// Streams: ArrayOutputs'.
+template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, bool Streams = false,
           class State = typename Op::template state<T>>
 State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
     std::ptrdiff_t done = 0;
@@ -148,13 +155,14 @@ State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) 
                 run += block;
             }
             const std::ptrdiff_t at = Reverse ? n - done - run : done;
-            carry = scan_steps<A, T, Fast, Reverse, Exclusive, HasBase>(in + at, out + at, run, base, carry);
+            carry = scan_steps<A, T, Fast, Reverse, Exclusive, HasBase, Streams>(in + at, out + at, run, base, carry);
             done += run;
         }
         const std::ptrdiff_t rest_at = Reverse ? 0 : done;
-        return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(in + rest_at, out + rest_at, n - done, base, carry);
+        return scan_steps<A, T, Op, Reverse, Exclusive, HasBase, Streams>(in + rest_at, out + rest_at, n - done, base,
+                                                                          carry);
     } else {
-        return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(in, out, n, base, carry);
+        return scan_steps<A, T, Op, Reverse, Exclusive, HasBase, Streams>(in, out, n, base, carry);
     }
 }
 
@@ -229,13 +237,31 @@ State scan_steps(const Elements& elements, const Outputs& outputs, std::ptrdiff_
     return carry;
 }
 
+// scan_span from st. Where st.streams and the element type streams its lines (streams_lines), the elements before
+// the first vector aligned for streaming stores first, stored as usual, then the rest past the caches.
+// (Log-sum-exp, at several times a copy's time, does not stream.)
 template <class A, class T, class Op, bool Reverse, bool Exclusive, class State>
 State scan_span_of(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st) {
     if constexpr (scans_from_base<Op>()) {
         return scan_log_sum_exp_span<A, T, Reverse, Exclusive>(in, out, n, st);
     } else {
-        return st.has_base ? scan_span<A, T, Op, Reverse, Exclusive, true>(in, out, n, st.base, st.local)
-                           : scan_span<A, T, Op, Reverse, Exclusive, false>(in, out, n, st.base, st.local);
+        const auto span = [&](std::ptrdiff_t at, std::ptrdiff_t count, State carry, auto streams) {
+            constexpr bool Streams = decltype(streams)::value;
+            return st.has_base ? scan_span<A, T, Op, Reverse, Exclusive, true, Streams>(in + at, out + at, count,
+                                                                                        st.base, carry)
+                               : scan_span<A, T, Op, Reverse, Exclusive, false, Streams>(in + at, out + at, count,
+                                                                                         st.base, carry);
+        };
+        if constexpr (streams_lines<T>()) {
+            if (st.streams) {
+                const std::ptrdiff_t head = streaming_head<typename Op::template vector<T, A>, Reverse>(out, n);
+                const State carry = span(Reverse ? n - head : 0, head, st.local, std::false_type{});
+                const State last = span(Reverse ? 0 : head, n - head, carry, std::true_type{});
+                Lanes<A>::finish_streaming();
+                return last;
+            }
+        }
+        return span(0, n, st.local, std::false_type{});
     }
 }
 
@@ -257,18 +283,25 @@ void scan_line(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st, bool
 }
 
 template <class A, class T, class Op, class State = typename Op::template state<T>>
-void rebase(const T* in, T* out, std::ptrdiff_t n, State base) {
+void rebase(const T* in, T* out, std::ptrdiff_t n, State base, bool streams) {
+    const auto element = [&](std::ptrdiff_t i) { out[i] = T(Op::lower(Op::apply(base, Op::lift(in[i])))); };
     std::ptrdiff_t i = 0;
     if constexpr (is_vectorized<A, T>()) {
         using B = typename Op::template vector<T, A>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+        for (const std::ptrdiff_t head = streams ? streaming_head<B, false>(out, n) : 0; i < head; ++i) {
+            element(i);
+        }
         const auto base_lanes = splat<B>(base);
         for (; i + lanes <= n; i += lanes) {
-            store_vector(out + i, Op::lower(Op::apply(base_lanes, Op::lift(load_vector<B>(in + i)))));
+            store_or_stream(out + i, Op::lower(Op::apply(base_lanes, Op::lift(load_vector<B>(in + i)))), streams);
+        }
+        if (streams) {
+            Lanes<A>::finish_streaming();
         }
     }
     for (; i < n; ++i) {
-        out[i] = T(Op::lower(Op::apply(base, Op::lift(in[i]))));
+        element(i);
     }
 }
 
@@ -322,7 +355,7 @@ std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrd
 
 template <class A, class T, class Op, bool Reverse>
 void scan_rows(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows, std::ptrdiff_t in_stride,
-               std::ptrdiff_t out_stride, bool exclusive) {
+               std::ptrdiff_t out_stride, bool exclusive, bool streams) {
     std::ptrdiff_t r = 0;
     if constexpr (is_vectorized<A, T>()) {
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(Op::template vector<T, A>::size);
@@ -337,6 +370,7 @@ void scan_rows(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows,
     const auto neutral = Op::template neutral<T>();
     for (; r < rows; ++r) {
         ScanState<typename Op::template state<T>> st{neutral, neutral, false, true};
+        st.streams = streams;
         scan_line<A, T, Op, Reverse>(reinterpret_cast<const T*>(in + r * in_stride),
                                      reinterpret_cast<T*>(out + r * out_stride), n, st, exclusive);
     }

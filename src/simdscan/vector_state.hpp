@@ -2,7 +2,9 @@
 // and carry-buffer accesses of states, a compensated one moving its sum and error alike.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include <xsimd/xsimd.hpp>
@@ -38,6 +40,40 @@ void store_vector(T* p, const B& x) {
     } else {
         Lanes<typename B::arch_type>::store_narrowed(p, x);
     }
+}
+// store_vector past the caches (Lanes' store_streaming), at p aligned to the vector's bytes in elements
+// (streaming_head), where the ISA streams.
+template <class B, class T>
+void stream_vector(T* p, const B& x) {
+    using L = Lanes<typename B::arch_type>;
+    if constexpr (!L::streams) {
+        store_vector(p, x);
+    } else if constexpr (std::is_same<typename B::value_type, T>::value) {
+        L::store_streaming(p, x);
+    } else {
+        L::store_narrowed_streaming(p, x);
+    }
+}
+// store_vector, or stream_vector where `streams`.
+template <class B, class T>
+void store_or_stream(T* p, const B& x, bool streams) {
+    if (streams) {
+        stream_vector(p, x);
+    } else {
+        store_vector(p, x);
+    }
+}
+// How many of n elements at out, in scan order (from the end where Reverse), to store before the first vector of B
+// aligned for stream_vector: all n where out is not aligned to its element.
+template <class B, bool Reverse, class T>
+std::ptrdiff_t streaming_head(const T* out, std::ptrdiff_t n) {
+    constexpr std::uintptr_t bytes = B::size * sizeof(T);
+    const auto address = reinterpret_cast<std::uintptr_t>(Reverse ? out + n : out);
+    if (address % sizeof(T) != 0) {
+        return n;
+    }
+    const std::uintptr_t before = Reverse ? address % bytes : (bytes - address % bytes) % bytes;
+    return std::min(n, std::ptrdiff_t(before / sizeof(T)));
 }
 // x rounded to the element type T and back, as an element stored and reloaded would be.
 template <class T, class B>

@@ -68,6 +68,14 @@ struct Lanes<xsimd::avx2> : FusedLanes<xsimd::avx2, Lanes<xsimd::avx2>> {
     static batch<double> load_widened(const float* p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
     static void store_narrowed(float* p, const batch<double>& x) { _mm_storeu_ps(p, _mm256_cvtpd_ps(x)); }
 
+    static constexpr bool streams = true;
+    template <class T>
+    static void store_streaming(T* p, const batch<T>& x) {
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(p), bits_as<std::uint8_t>(x).data);
+    }
+    static void store_narrowed_streaming(float* p, const batch<double>& x) { _mm_stream_ps(p, _mm256_cvtpd_ps(x)); }
+    static void finish_streaming() { _mm_sfence(); }
+
     static batch<float> load_halves(const std::uint16_t* p) {
         return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
     }

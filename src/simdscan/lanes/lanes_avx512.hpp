@@ -65,6 +65,14 @@ struct Lanes<xsimd::avx512bw> : FusedLanes<xsimd::avx512bw, Lanes<xsimd::avx512b
     static batch<double> load_widened(const float* p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
     static void store_narrowed(float* p, const batch<double>& x) { _mm256_storeu_ps(p, _mm512_cvtpd_ps(x)); }
 
+    static constexpr bool streams = true;
+    template <class T>
+    static void store_streaming(T* p, const batch<T>& x) {
+        _mm512_stream_si512(reinterpret_cast<__m512i*>(p), bits_as<std::uint8_t>(x).data);
+    }
+    static void store_narrowed_streaming(float* p, const batch<double>& x) { _mm256_stream_ps(p, _mm512_cvtpd_ps(x)); }
+    static void finish_streaming() { _mm_sfence(); }
+
     static batch<float> load_halves(const std::uint16_t* p) {
         return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
     }

@@ -80,6 +80,12 @@ struct GenericLanes {
         }
     }
 
+    // Stores past the caches (non-temporal), for outputs too large to stay in them: stream_vector uses the ISA's
+    // store_streaming (x at p, aligned to x's bytes) and store_narrowed_streaming where `streams`, and the plain
+    // stores elsewhere; finish_streaming orders them before the thread's later stores (another thread may read next).
+    static constexpr bool streams = false;
+    static void finish_streaming() {}
+
     // A float32 register's worth of float16 values (their bits) converted as they are loaded, and back as stored.
     static batch<float> load_halves(const std::uint16_t* p) {
         alignas(A::alignment()) float values[batch<float>::size];

@@ -43,6 +43,15 @@ struct Lanes<xsimd::sse2> : RegisterLanes<xsimd::sse2, Lanes<xsimd::sse2>> {
     static void store_narrowed(float* p, const batch<double>& x) {
         _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_castps_si128(_mm_cvtpd_ps(x)));
     }
+
+    static constexpr bool streams = true;
+    template <class T>
+    static void store_streaming(T* p, const batch<T>& x) {
+        _mm_stream_si128(reinterpret_cast<__m128i*>(p), bits_as<std::uint8_t>(x).data);
+    }
+    // Two float32 values: SSE2 streams no 8 bytes from a vector register.
+    static void store_narrowed_streaming(float* p, const batch<double>& x) { store_narrowed(p, x); }
+    static void finish_streaming() { _mm_sfence(); }
 };
 
 }  // namespace simdscan::detail::SIMDSCAN_TIER

@@ -1,0 +1,79 @@
+"""Outputs of 8 MiB and more that are not the input go past the caches (non-temporal stores, paths.hpp's
+streaming_threshold_bytes), the elements before the first aligned vector stored as usual. Each path that streams
+(a long line, rows, an outer axis), with `out` at several offsets from a vector boundary, both directions and thread
+counts, against the NumPy reference and bit for bit against the same scan in place (which does not stream)."""
+
+import numpy as np
+import pytest
+
+import simdscan
+from compare import assert_bit_identical
+from data import scan_data, seed_of
+from reference import check_scan
+
+# the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
+pytestmark = [pytest.mark.kernels, pytest.mark.usefixtures("restore_thread_count")]
+
+STREAMED_BYTES = 8 << 20  # paths.hpp's streaming_threshold_bytes
+ROW = 4099  # elements per row of the 2-D layouts: no row starts on a vector boundary after the first
+LAYOUTS = ["line", "rows", "outer"]  # a 1-D line's chunks, rows scanned along axis 1, a scan along axis 0
+
+
+def streamed_input(layout, dtype, op):
+    itemsize = np.dtype(dtype).itemsize
+    elements = STREAMED_BYTES // itemsize + 77
+    shape = (elements,) if layout == "line" else (-(-elements // ROW), ROW)
+    rng = np.random.default_rng(seed_of("streaming", layout, dtype, op))
+    return scan_data(rng, shape, dtype, "cumsum" if op == "cummax" else op), 1 if layout == "rows" else 0
+
+
+def scan_into(op, a, out, axis, decreasing, exclusive, compensated):
+    kwargs = {"compensated": True} if compensated else {}
+    direction = "decreasing" if decreasing else "increasing"
+    return getattr(simdscan, op)(a, axis=axis, direction=direction, exclusive=exclusive, out=out, **kwargs)
+
+
+def check_extremum(got, a, axis, decreasing, exclusive):
+    flip = (lambda v: np.flip(v, axis)) if decreasing else (lambda v: v)
+    running = flip(np.maximum.accumulate(flip(a), axis=axis))
+    if exclusive:
+        lowest = np.finfo(a.dtype).min if a.dtype.kind == "f" else np.iinfo(a.dtype).min
+        identity = np.full_like(np.take(a, [0], axis=axis), -np.inf if a.dtype.kind == "f" else lowest)
+        running = flip(np.concatenate([identity, np.take(flip(running), range(a.shape[axis] - 1), axis=axis)], axis))
+    np.testing.assert_array_equal(got, running)
+
+
+@pytest.mark.parametrize("offset", [0, 1, 5])  # elements from the start of a fresh buffer
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize(
+    ("op", "dtype", "compensated"),
+    [
+        ("cumsum", "int8", False),
+        ("cumsum", "int32", False),
+        ("cumsum", "float32", False),
+        ("cumsum", "float64", False),
+        ("cumprod", "uint64", False),
+        ("cumsum", "float32", True),  # float64 lanes stored narrowed
+        ("cumsum", "float64", True),
+        ("cummax", "float32", False),
+        ("cummax", "int16", False),
+    ],
+)
+def test_streamed_outputs(op, dtype, compensated, layout, offset):
+    a, axis = streamed_input(layout, dtype, op)
+    for threads in (1, 2, 3):
+        simdscan.set_num_threads(threads)
+        for decreasing, exclusive in ((False, False), (True, True), (False, True)):
+            where = f"{op} {dtype} {layout} out+{offset} threads={threads} dec={decreasing} excl={exclusive}"
+            buffer = np.full(a.size + offset, 7, dtype=a.dtype)
+            out = buffer[offset:].reshape(a.shape)
+            got = scan_into(op, a, out, axis, decreasing, exclusive, compensated)
+            assert got is out, where
+            assert np.all(buffer[:offset] == 7), f"{where}: wrote before out"
+            if op == "cummax":
+                check_extremum(got, a, axis, decreasing, exclusive)
+            else:
+                check_scan(got, op, a, axis=axis, decreasing=decreasing, exclusive=exclusive, msg=where)
+            in_place = a.copy()
+            scan_into(op, in_place, in_place, axis, decreasing, exclusive, compensated)
+            assert_bit_identical(got, in_place, where)
