@@ -4,7 +4,6 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 
 namespace simdscan {
 namespace detail {
@@ -56,12 +55,6 @@ struct ScanState {
     // The outputs go past the caches (stream_vector): too many to stay there, and not written over the input.
     bool streams = false;
 };
-
-// Whether a line scan of T elements streams its outputs (ScanState::streams): only where the bits cannot depend on
-// which elements a vector groups, since aligning the vectors for streaming stores in the output shifts the grouping
-// by out's address. Integer ops are exact; a float line would need its vectors realigned in registers.
-template <class T>
-constexpr bool streams_lines() { return std::is_integral<T>::value; }
 
 // Kernels for elements of type T whose running values are of type State (T, or Compensated<T>).
 template <class T, class State>
@@ -117,6 +110,7 @@ struct TypedKernels {
     total_fn total[2];  // [reverse]
     two_axes_row_fn two_axes_row[2][2];  // [rows first][reverse]
     scan_half_fn scan_half[2];           // [reverse]
+    bool streams_lines;  // scan[] streams where ScanState::streams (else it stores as usual)
     State neutral;  // x op neutral == x bit for bit (-0.0 for float sums)
     T identity;     // the value of an empty range (+0.0 for float sums)
 };

@@ -166,7 +166,7 @@ void run_lines(const Job<S, C, State>& job, MakeEngine&& make_engine) {
     // scan_line_parallel passes twice over most chunks: against one streaming pass, two threads lost on Zen 4 (400 MB
     // int32: 19-25 ms, one thread 17 ms).
     const bool chained =
-        std::ptrdiff_t(threads) > plan.lines && (threads > 2 || !(streams_lines<C>() && job.streams()));
+        std::ptrdiff_t(threads) > plan.lines && (threads > 2 || !(job.kernels.streams_lines && job.streams()));
     if (plan.n > chunk_elements<C>() && chained) {
         for_each_run(plan.others, 0, plan.lines, [&](const LineOffsets& first, std::ptrdiff_t count) {
             for (std::ptrdiff_t r = 0; r < count; ++r) {

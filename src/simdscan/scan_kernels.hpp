@@ -67,12 +67,93 @@ struct ArrayOutputs {
 
 template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State, class Elements,
           class Outputs>
-State scan_steps(const Elements& elements, const Outputs& outputs, std::ptrdiff_t n, State base, State carry);
+State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, State base, State carry);
+
+// scan_steps' outputs for a float line past the caches. The vectors the scan computes sit where its arithmetic
+// groups them: aligning them for streaming stores would change the grouping, and so the bits, by out's address. So
+// each aligned place in out takes the end of one computed vector and the start of the next (Lanes::dword_window),
+// streamed; the ends that no place covers, in the first and the last computed vectors, are stored as usual (and only
+// they: a cached store to a line being streamed costs the line a round trip).
+template <class A, class T, bool Reverse>
+class RealignedOutputs {
+public:
+    using B = xsimd::batch<T, A>;
+    explicit RealignedOutputs(T* out) : out_(out) {}
+
+    void vector(std::ptrdiff_t at, const B& values) {
+        if (!has_previous_) {
+            // The places from each computed vector's shift on are aligned (a computed vector sits a multiple of the
+            // lane count away from the first).
+            const auto element = reinterpret_cast<std::uintptr_t>(out_ + at) / sizeof(T);
+            shift_ = (lanes - std::ptrdiff_t(element % std::uintptr_t(lanes))) % lanes;
+            place_ = Lanes<A>::dword_window_at(std::size_t(shift_) * sizeof(T) / 4);
+            store_uncovered(at, values);
+        } else if (Reverse) {
+            Lanes<A>::store_streaming(out_ + at + shift_, Lanes<A>::dword_window(values, previous_, place_));
+        } else {
+            Lanes<A>::store_streaming(out_ + at - lanes + shift_, Lanes<A>::dword_window(previous_, values, place_));
+        }
+        previous_ = values;
+        previous_at_ = at;
+        has_previous_ = true;
+    }
+    void one(std::ptrdiff_t at, T value) const { out_[at] = value; }
+    void finish_vectors() const {
+        if (has_previous_) {
+            store_uncovered(previous_at_, previous_);
+        }
+    }
+
+private:
+    static constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+
+    // The lanes of the first computed vector (before the shift in increasing order, from it in decreasing) or of the
+    // last (the others) that no streamed place covers. A lone vector is both: its two calls store it all.
+    void store_uncovered(std::ptrdiff_t at, const B& values) const {
+        alignas(A::alignment()) T kept[B::size];
+        values.store_aligned(kept);
+        const bool below_shift = has_previous_ == Reverse;
+        const std::ptrdiff_t from = below_shift ? 0 : shift_;
+        const std::ptrdiff_t to = below_shift ? shift_ : lanes;
+        std::copy(kept + from, kept + to, out_ + at + from);
+    }
+
+    T* out_;
+    bool has_previous_ = false;
+    B previous_;
+    std::ptrdiff_t previous_at_ = 0;
+    std::ptrdiff_t shift_ = 0;
+    typename Lanes<A>::DwordWindow place_{};
+};
+
+// Outputs with a vector kept back store it once the vectors are done (RealignedOutputs); others have none (the
+// int argument picks the first overload where both apply).
+template <class Outputs>
+auto finish_vectors(Outputs& outputs, int) -> decltype(outputs.finish_vectors()) { outputs.finish_vectors(); }
+template <class Outputs>
+void finish_vectors(Outputs&, long) {}
+
+// Whether scan[] streams a line's outputs where ScanState::streams: vectorised elements stored as they are computed,
+// but log-sum-exp (at several times a copy's time). Integer ops are exact, so their vectors are aligned for the
+// streaming stores after a head (streaming_head); floats go through RealignedOutputs.
+template <class A, class T, class Op>
+constexpr bool streams_lines() {
+    if constexpr (is_vectorized<A, T>() && !scans_from_base<Op>()) {
+        return Lanes<A>::streams && std::is_same<typename Op::template vector<T, A>::value_type, T>::value;
+    } else {
+        return false;
+    }
+}
 
 template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, bool Streams = false, class State>
 State scan_steps(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
-    return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(ArrayElements<T>{in}, ArrayOutputs<T, Streams>{out}, n,
-                                                             base, carry);
+    if constexpr (Streams && std::is_floating_point<T>::value) {
+        return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(ArrayElements<T>{in}, RealignedOutputs<A, T, Reverse>{out},
+                                                                 n, base, carry);
+    } else {
+        return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(ArrayElements<T>{in}, ArrayOutputs<T, Streams>{out},
+                                                                 n, base, carry);
+    }
 }
 
 // Whether any of n elements (a multiple of the lane count) is NaN.
@@ -186,7 +267,7 @@ V apply_between_vectors(const V& running, const V& x) {
 // scan_span one op step at a time: vector_prefix within each vector, the op between vectors.
 template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State, class Elements,
           class Outputs>
-State scan_steps(const Elements& elements, const Outputs& outputs, std::ptrdiff_t n, State base, State carry) {
+State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, State base, State carry) {
     std::ptrdiff_t done = 0;
     if constexpr (is_vectorized<A, T>()) {
         using B = typename Op::template vector<T, A>;
@@ -223,6 +304,7 @@ State scan_steps(const Elements& elements, const Outputs& outputs, std::ptrdiff_
         if (done > 0) {
             carry = first_lane(running);
         }
+        finish_vectors(outputs, 0);
     }
     for (; done < n; ++done) {
         const std::ptrdiff_t at = Reverse ? n - 1 - done : done;
@@ -237,9 +319,7 @@ State scan_steps(const Elements& elements, const Outputs& outputs, std::ptrdiff_
     return carry;
 }
 
-// scan_span from st. Where st.streams and the element type streams its lines (streams_lines), the elements before
-// the first vector aligned for streaming stores first, stored as usual, then the rest past the caches.
-// (Log-sum-exp, at several times a copy's time, does not stream.)
+// scan_span from st; where st.streams, past the caches (streams_lines).
 template <class A, class T, class Op, bool Reverse, bool Exclusive, class State>
 State scan_span_of(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st) {
     if constexpr (scans_from_base<Op>()) {
@@ -252,9 +332,10 @@ State scan_span_of(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st) 
                                : scan_span<A, T, Op, Reverse, Exclusive, false, Streams>(in + at, out + at, count,
                                                                                          st.base, carry);
         };
-        if constexpr (streams_lines<T>()) {
+        if constexpr (streams_lines<A, T, Op>()) {
             if (st.streams) {
-                const std::ptrdiff_t head = streaming_head<typename Op::template vector<T, A>, Reverse>(out, n);
+                const std::ptrdiff_t head =
+                    std::is_integral<T>::value ? streaming_head<typename Op::template vector<T, A>, Reverse>(out, n) : 0;
                 const State carry = span(Reverse ? n - head : 0, head, st.local, std::false_type{});
                 const State last = span(Reverse ? 0 : head, n - head, carry, std::true_type{});
                 Lanes<A>::finish_streaming();

@@ -64,6 +64,7 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     } else {
         k.scan_half[0] = k.scan_half[1] = nullptr;
     }
+    k.streams_lines = streams_lines<A, T, Op>();
     k.neutral = Op::template neutral<T>();
     k.identity = Op::template identity<T>();
 }

@@ -75,6 +75,20 @@ struct Lanes<xsimd::avx2> : FusedLanes<xsimd::avx2, Lanes<xsimd::avx2>> {
     }
     static void store_narrowed_streaming(float* p, const batch<double>& x) { _mm_stream_ps(p, _mm256_cvtpd_ps(x)); }
     static void finish_streaming() { _mm_sfence(); }
+    using DwordWindow = __m256i;  // each dword's place in [low | high]
+    static DwordWindow dword_window_at(std::size_t first) {
+        return _mm256_add_epi32(_mm256_set1_epi32(int(first)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    }
+    template <class T>
+    static batch<T> dword_window(const batch<T>& low, const batch<T>& high, const DwordWindow& place) {
+        return on_bits(
+            [&place](__m256i a, __m256i b) {
+                // vpermd reads the place's low 3 bits: the dword within low, or within high where the place is >= 8.
+                return _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(a, place), _mm256_permutevar8x32_epi32(b, place),
+                                          _mm256_cmpgt_epi32(place, _mm256_set1_epi32(7)));
+            },
+            low, high);
+    }
 
     static batch<float> load_halves(const std::uint16_t* p) {
         return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));

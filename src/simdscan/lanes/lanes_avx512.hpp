@@ -72,6 +72,15 @@ struct Lanes<xsimd::avx512bw> : FusedLanes<xsimd::avx512bw, Lanes<xsimd::avx512b
     }
     static void store_narrowed_streaming(float* p, const batch<double>& x) { _mm256_stream_ps(p, _mm512_cvtpd_ps(x)); }
     static void finish_streaming() { _mm_sfence(); }
+    using DwordWindow = __m512i;  // each dword's place in [low | high]
+    static DwordWindow dword_window_at(std::size_t first) {
+        return _mm512_add_epi32(_mm512_set1_epi32(int(first)),
+                                _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    }
+    template <class T>
+    static batch<T> dword_window(const batch<T>& low, const batch<T>& high, const DwordWindow& place) {
+        return on_bits([&place](__m512i a, __m512i b) { return _mm512_permutex2var_epi32(a, place, b); }, low, high);
+    }
 
     static batch<float> load_halves(const std::uint16_t* p) {
         return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));

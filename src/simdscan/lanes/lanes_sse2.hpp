@@ -52,6 +52,21 @@ struct Lanes<xsimd::sse2> : RegisterLanes<xsimd::sse2, Lanes<xsimd::sse2>> {
     // Two float32 values: SSE2 streams no 8 bytes from a vector register.
     static void store_narrowed_streaming(float* p, const batch<double>& x) { store_narrowed(p, x); }
     static void finish_streaming() { _mm_sfence(); }
+    using DwordWindow = int;
+    static DwordWindow dword_window_at(std::size_t first) { return int(first); }
+    template <class T>
+    static batch<T> dword_window(const batch<T>& low, const batch<T>& high, DwordWindow first) {
+        return on_bits(
+            [first](__m128i a, __m128i b) {
+                switch (first) {
+                    case 1: return move_down<4>(a, b);
+                    case 2: return move_down<8>(a, b);
+                    case 3: return move_down<12>(a, b);
+                    default: return a;
+                }
+            },
+            low, high);
+    }
 };
 
 }  // namespace simdscan::detail::SIMDSCAN_TIER
