@@ -65,11 +65,12 @@ def test_streamed_outputs(op, dtype, compensated, layout, offset):
         simdscan.set_num_threads(threads)
         for decreasing, exclusive in ((False, False), (True, True), (False, True)):
             where = f"{op} {dtype} {layout} out+{offset} threads={threads} dec={decreasing} excl={exclusive}"
-            buffer = np.full(a.size + offset, 7, dtype=a.dtype)
-            out = buffer[offset:].reshape(a.shape)
+            buffer = np.full(a.size + offset + 64, 7, dtype=a.dtype)
+            out = buffer[offset : offset + a.size].reshape(a.shape)
             got = scan_into(op, a, out, axis, decreasing, exclusive, compensated)
             assert got is out, where
-            assert np.all(buffer[:offset] == 7), f"{where}: wrote before out"
+            outside = np.concatenate([buffer[:offset], buffer[offset + a.size :]])
+            assert np.all(outside == 7), f"{where}: wrote outside out"
             if op == "cummax":
                 check_extremum(got, a, axis, decreasing, exclusive)
             else:

@@ -19,8 +19,8 @@ namespace simdscan {
 namespace detail {
 
 // Outputs of this many bytes or more go past the caches (ScanState::streams) where the kernels write the arrays
-// themselves and not over their input: 1-D float32 scans with streaming stores took 0.8x the time of cached ones
-// from 8 MiB on Zen 4 and 0.65x from 2 MiB on the Intel Xeon (whose cached stores ran at half a copy's speed).
+// themselves and not over their input: a standalone 1-D float32 scan loop with streaming stores took 0.8x the time
+// of cached stores from 8 MiB on Zen 4, and 0.65-0.77x from 2 MiB on the Intel Xeon.
 constexpr std::ptrdiff_t streaming_threshold_bytes = std::ptrdiff_t(8) << 20;
 
 // A plan with the kernels of its element type and op: stored as S, computed as C, running states of type State.
@@ -158,15 +158,15 @@ std::size_t threads_for(const Job<S, C, State>& job) {
 }
 
 // Runs a per-line engine over every line: lines in parallel when there are enough, else each line's chunks.
+// `streamed`: the engine's scans stream their outputs (ScanState::streams).
 template <class S, class C, class State, class MakeEngine>
-void run_lines(const Job<S, C, State>& job, MakeEngine&& make_engine) {
+void run_lines(const Job<S, C, State>& job, bool streamed, MakeEngine&& make_engine) {
     const Plan& plan = job.plan;
     const Dim inner = innermost(plan);
     const std::size_t threads = threads_for(job);
-    // scan_line_parallel passes twice over most chunks: against one streaming pass, two threads lost on Zen 4 (400 MB
+    // scan_line_parallel passes twice over most chunks: against one streamed pass, two threads lost on Zen 4 (400 MB
     // int32: 19-25 ms, one thread 17 ms).
-    const bool chained =
-        std::ptrdiff_t(threads) > plan.lines && (threads > 2 || !(job.kernels.streams_lines && job.streams()));
+    const bool chained = std::ptrdiff_t(threads) > plan.lines && (threads > 2 || !streamed);
     if (plan.n > chunk_elements<C>() && chained) {
         for_each_run(plan.others, 0, plan.lines, [&](const LineOffsets& first, std::ptrdiff_t count) {
             for (std::ptrdiff_t r = 0; r < count; ++r) {
@@ -191,7 +191,7 @@ template <class S, class C, class State>
 void run_direct(const Job<S, C, State>& job) {
     const Plan& plan = job.plan;
     if (plan.n > chunk_elements<C>()) {
-        run_lines(job, [&] { return DirectEngine<S, C, State>{job}; });
+        run_lines(job, job.kernels.streams_lines && job.streams(), [&] { return DirectEngine<S, C, State>{job}; });
         return;
     }
     // Short lines: whole runs of rows per kernel call.
@@ -401,7 +401,7 @@ void run_path(const Job<S, C, State>& job) {
         case Path::direct: return run_direct(job);
         case Path::outer: return run_outer(job, false);
         case Path::outer_buffered: return run_outer(job, true);
-        case Path::lines_buffered: return run_lines(job, [&] { return LineBuffers<S, C, State>(job); });
+        case Path::lines_buffered: return run_lines(job, false, [&] { return LineBuffers<S, C, State>(job); });
     }
 }
 

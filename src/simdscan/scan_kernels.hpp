@@ -148,8 +148,8 @@ constexpr bool streams_lines() {
 template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, bool Streams = false, class State>
 State scan_steps(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
     if constexpr (Streams && std::is_floating_point<T>::value) {
-        return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(ArrayElements<T>{in}, RealignedOutputs<A, T, Reverse>{out},
-                                                                 n, base, carry);
+        return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(ArrayElements<T>{in},
+                                                                 RealignedOutputs<A, T, Reverse>{out}, n, base, carry);
     } else {
         return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(ArrayElements<T>{in}, ArrayOutputs<T, Streams>{out},
                                                                  n, base, carry);
@@ -333,9 +333,10 @@ State scan_span_of(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st) 
                                                                                          st.base, carry);
         };
         if constexpr (streams_lines<A, T, Op>()) {
-            if (st.streams) {
-                const std::ptrdiff_t head =
-                    std::is_integral<T>::value ? streaming_head<typename Op::template vector<T, A>, Reverse>(out, n) : 0;
+            // (The direct path's arrays are aligned to their element; a streaming store elsewhere would fault.)
+            if (st.streams && reinterpret_cast<std::uintptr_t>(out) % alignof(T) == 0) {
+                using B = typename Op::template vector<T, A>;
+                const std::ptrdiff_t head = std::is_integral<T>::value ? streaming_head<B, Reverse>(out, n) : 0;
                 const State carry = span(Reverse ? n - head : 0, head, st.local, std::false_type{});
                 const State last = span(Reverse ? 0 : head, n - head, carry, std::true_type{});
                 Lanes<A>::finish_streaming();

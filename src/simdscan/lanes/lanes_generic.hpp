@@ -85,14 +85,8 @@ struct GenericLanes {
     // stores elsewhere; finish_streaming orders them before the thread's later stores (another thread may read next).
     static constexpr bool streams = false;
     static void finish_streaming() {}
-    // The lanes of [low | high] from dword `first` on, `first` known at run time (elements of 4 or 8 bytes):
-    // dword_window_at(first) makes what dword_window reads. Here through memory.
-    using DwordWindow = std::size_t;
-    static DwordWindow dword_window_at(std::size_t first) { return first; }
-    template <class T>
-    static batch<T> dword_window(const batch<T>& low, const batch<T>& high, DwordWindow first) {
-        return window(low, high, first * 4 / sizeof(T));
-    }
+    // An ISA that streams also gives the lanes of [low | high] from dword `first` on, `first` known at run time
+    // (elements of 4 or 8 bytes): dword_window(low, high, dword_window_at(first)), DwordWindow its type.
 
     // A float32 register's worth of float16 values (their bits) converted as they are loaded, and back as stored.
     static batch<float> load_halves(const std::uint16_t* p) {
