@@ -17,9 +17,10 @@ namespace SIMDSCAN_TIER {
 // Visits a row of w elements as whole vectors of Lanes from element `head` on (on_vector(j)) and the elements
 // before and after them one by one (on_element(j)), or all of it from its end when Descending: rows visited in
 // decreasing address order then read memory in one falling stream, where rows each read upwards ran 1.5x as long
-// (4096x4096 float32, Zen 4).
+// (4096x4096 float32, Zen 4). Inlined, so that the callers' loop state stays in registers (out of line, the
+// byte-swapped float32 4096x4096 scan along axis 0 took 10.7 ms against 8.9).
 template <std::ptrdiff_t Lanes, bool Descending, class OnVector, class OnElement>
-void walk_row(std::ptrdiff_t w, std::ptrdiff_t head, OnVector&& on_vector, OnElement&& on_element) {
+SIMDSCAN_ALWAYS_INLINE void walk_row(std::ptrdiff_t w, std::ptrdiff_t head, OnVector&& on_vector, OnElement&& on_element) {
     const std::ptrdiff_t whole = head + (w - head) / Lanes * Lanes;
     if constexpr (Descending) {
         for (std::ptrdiff_t j = w - 1; j >= whole; --j) {
@@ -72,6 +73,7 @@ void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w, bool stre
     };
     if constexpr (is_vectorized<A, T>()) {
         using B = typename Op::template vector<T, A>;
+        streams = streams && streams_vectors<B, T>();
         walk_row<std::ptrdiff_t(B::size), Descending>(
             w, streams ? streaming_head<B, false>(out, w) : 0,
             [&](std::ptrdiff_t j) {

@@ -139,7 +139,7 @@ void finish_vectors(Outputs&, long) {}
 template <class A, class T, class Op>
 constexpr bool streams_lines() {
     if constexpr (is_vectorized<A, T>() && !scans_from_base<Op>()) {
-        return Lanes<A>::streams && std::is_same<typename Op::template vector<T, A>::value_type, T>::value;
+        return streams_vectors<typename Op::template vector<T, A>, T>();
     } else {
         return false;
     }
@@ -371,6 +371,7 @@ void rebase(const T* in, T* out, std::ptrdiff_t n, State base, bool streams) {
     if constexpr (is_vectorized<A, T>()) {
         using B = typename Op::template vector<T, A>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+        streams = streams && streams_vectors<B, T>();
         for (const std::ptrdiff_t head = streams ? streaming_head<B, false>(out, n) : 0; i < head; ++i) {
             element(i);
         }

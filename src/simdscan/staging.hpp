@@ -100,8 +100,17 @@ public:
 private:
     // Element by element through local pointers: a store through char* may alias any member, which the compiler
     // would otherwise reload in every iteration.
+    // Four elements an iteration: with one, the loop's speed hung on where it lay in the code (x[::2] of 20M float32
+    // on Zen 4 took 7.5 ms, then 9.5 ms after a change elsewhere; 7.2 ms unrolled).
     static void gather(const char* src, std::ptrdiff_t step, std::ptrdiff_t count, S* to) {
-        for (std::ptrdiff_t i = 0; i < count; ++i) {
+        std::ptrdiff_t i = 0;
+        for (; i + 4 <= count; i += 4) {
+            std::memcpy(to + i, src + i * step, sizeof(S));
+            std::memcpy(to + i + 1, src + (i + 1) * step, sizeof(S));
+            std::memcpy(to + i + 2, src + (i + 2) * step, sizeof(S));
+            std::memcpy(to + i + 3, src + (i + 3) * step, sizeof(S));
+        }
+        for (; i < count; ++i) {
             std::memcpy(to + i, src + i * step, sizeof(S));
         }
     }

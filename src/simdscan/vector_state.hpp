@@ -41,17 +41,20 @@ void store_vector(T* p, const B& x) {
         Lanes<typename B::arch_type>::store_narrowed(p, x);
     }
 }
-// store_vector past the caches (Lanes' store_streaming), at p aligned to the vector's bytes in elements
-// (streaming_head), where the ISA streams.
+// Whether vectors B of elements T go past the caches where asked (stream_vector): where the ISA streams, and not
+// vectors narrowed as stored (float32 sums in double lanes).
+template <class B, class T>
+constexpr bool streams_vectors() {
+    return Lanes<typename B::arch_type>::streams && std::is_same<typename B::value_type, T>::value;
+}
+// store_vector past the caches (Lanes' store_streaming), at p aligned to the vector's bytes (streaming_head), where
+// streams_vectors.
 template <class B, class T>
 void stream_vector(T* p, const B& x) {
-    using L = Lanes<typename B::arch_type>;
-    if constexpr (!L::streams) {
-        store_vector(p, x);
-    } else if constexpr (std::is_same<typename B::value_type, T>::value) {
-        L::store_streaming(p, x);
+    if constexpr (streams_vectors<B, T>()) {
+        Lanes<typename B::arch_type>::store_streaming(p, x);
     } else {
-        L::store_narrowed_streaming(p, x);
+        store_vector(p, x);
     }
 }
 // store_vector, or stream_vector where `streams`.

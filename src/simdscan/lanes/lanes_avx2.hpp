@@ -73,7 +73,6 @@ struct Lanes<xsimd::avx2> : FusedLanes<xsimd::avx2, Lanes<xsimd::avx2>> {
     static void store_streaming(T* p, const batch<T>& x) {
         _mm256_stream_si256(reinterpret_cast<__m256i*>(p), bits_as<std::uint8_t>(x).data);
     }
-    static void store_narrowed_streaming(float* p, const batch<double>& x) { _mm_stream_ps(p, _mm256_cvtpd_ps(x)); }
     static void finish_streaming() { _mm_sfence(); }
     using DwordWindow = __m256i;  // each dword's place in [low | high]
     static DwordWindow dword_window_at(std::size_t first) {

@@ -81,8 +81,8 @@ struct GenericLanes {
     }
 
     // Stores past the caches (non-temporal), for outputs too large to stay in them: stream_vector uses the ISA's
-    // store_streaming (x at p, aligned to x's bytes) and store_narrowed_streaming where `streams`, and the plain
-    // stores elsewhere; finish_streaming orders them before the thread's later stores (another thread may read next).
+    // store_streaming (x at p, aligned to x's bytes) where `streams`, and the plain stores elsewhere;
+    // finish_streaming orders them before the thread's later stores (another thread may read next).
     static constexpr bool streams = false;
     static void finish_streaming() {}
     // An ISA that streams also gives the lanes of [low | high] from dword `first` on, `first` known at run time

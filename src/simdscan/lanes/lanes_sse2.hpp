@@ -49,8 +49,6 @@ struct Lanes<xsimd::sse2> : RegisterLanes<xsimd::sse2, Lanes<xsimd::sse2>> {
     static void store_streaming(T* p, const batch<T>& x) {
         _mm_stream_si128(reinterpret_cast<__m128i*>(p), bits_as<std::uint8_t>(x).data);
     }
-    // Two float32 values: SSE2 streams no 8 bytes from a vector register.
-    static void store_narrowed_streaming(float* p, const batch<double>& x) { store_narrowed(p, x); }
     static void finish_streaming() { _mm_sfence(); }
     using DwordWindow = int;
     static DwordWindow dword_window_at(std::size_t first) { return int(first); }
