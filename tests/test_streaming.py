@@ -1,7 +1,8 @@
 """Outputs of 8 MiB and more that are not the input go past the caches (non-temporal stores, paths.hpp's
-streaming_threshold_bytes), the elements before the first aligned vector stored as usual. Each path that streams
-(a long line, rows, an outer axis), with `out` at several offsets from a vector boundary, both directions and thread
-counts, against the NumPy reference and bit for bit against the same scan in place (which does not stream)."""
+streaming_threshold_bytes): float scans put each aligned vector together from two computed ones, the others store
+the elements before the first aligned vector as usual. Each path that streams (a long line, rows, an outer axis),
+with `out` at several offsets from a vector boundary, both directions and thread counts, against the NumPy reference
+and bit for bit against the same scan in place (which does not stream)."""
 
 import numpy as np
 import pytest
@@ -37,8 +38,8 @@ def check_extremum(got, a, axis, decreasing, exclusive):
     flip = (lambda v: np.flip(v, axis)) if decreasing else (lambda v: v)
     running = flip(np.maximum.accumulate(flip(a), axis=axis))
     if exclusive:
-        lowest = np.finfo(a.dtype).min if a.dtype.kind == "f" else np.iinfo(a.dtype).min
-        identity = np.full_like(np.take(a, [0], axis=axis), -np.inf if a.dtype.kind == "f" else lowest)
+        lowest = -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min
+        identity = np.full_like(np.take(a, [0], axis=axis), lowest)
         running = flip(np.concatenate([identity, np.take(flip(running), range(a.shape[axis] - 1), axis=axis)], axis))
     np.testing.assert_array_equal(got, running)
 
