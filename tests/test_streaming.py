@@ -44,13 +44,12 @@ def check_extremum(got, a, axis, decreasing, exclusive):
     np.testing.assert_array_equal(got, running)
 
 
-@pytest.mark.parametrize("offset", [0, 1, 5])  # elements from the start of a fresh buffer
+@pytest.mark.parametrize("offset", [0, 5])  # elements from the start of a fresh buffer
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize(
     ("op", "dtype", "compensated"),
     [
         ("cumsum", "int8", False),
-        ("cumsum", "int32", False),
         ("cumsum", "float32", False),
         ("cumsum", "float64", False),
         ("cumprod", "uint64", False),
@@ -62,9 +61,10 @@ def check_extremum(got, a, axis, decreasing, exclusive):
 )
 def test_streamed_outputs(op, dtype, compensated, layout, offset):
     a, axis = streamed_input(layout, dtype, op)
-    for threads in (1, 2, 3):
+    # One thread, and three (two run a streamed line as one, as one does); each direction and exclusive mode once.
+    for threads in (1, 3):
         simdscan.set_num_threads(threads)
-        for decreasing, exclusive in ((False, False), (True, True), (False, True)):
+        for decreasing, exclusive in ((False, False), (True, True)):
             where = f"{op} {dtype} {layout} out+{offset} threads={threads} dec={decreasing} excl={exclusive}"
             buffer = np.full(a.size + offset + 64, 7, dtype=a.dtype)
             out = buffer[offset : offset + a.size].reshape(a.shape)
