@@ -24,8 +24,7 @@ def scan_indexed(
     axis: Any,
     direction: Any,
     exclusive: Any,
-    out: Optional[np.ndarray],
-    indices_out: Optional[np.ndarray],
+    out: Any,
 ) -> tuple[np.ndarray, np.ndarray]: ...
 def isa() -> str: ...
 def supported_isas() -> list[str]: ...

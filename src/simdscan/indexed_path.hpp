@@ -25,8 +25,7 @@ public:
     IndexedLines(const Plan& plan, const TypedKernels<C, C>& kernels, bool exclusive, bool decreasing,
                  const KernelTable& table)
         : plan_(plan), kernels_(kernels), exclusive_(exclusive), decreasing_(decreasing), staging_(plan, table),
-          values_(uninitialized_buffer<C>(std::size_t(block))),
-          positions_(uninitialized_buffer<std::int64_t>(std::size_t(block))) {}
+          values_(std::size_t(block)), positions_(std::size_t(block)) {}
 
     void scan(const char* in, char* out, char* indices) {
         C running = kernels_.neutral;
@@ -52,11 +51,11 @@ public:
             running = kernels_.scan_indexed(x, values, positions, count, running, begin, supplier, reached_nan);
             if (exclusive_) {
                 const C last_value = values[count - 1];
-                const std::int64_t last_position = positions_[std::size_t(count - 1)];
+                const std::int64_t last_position = positions[count - 1];
                 std::memmove(values + 1, values, std::size_t(count - 1) * sizeof(C));
-                std::memmove(positions_.get() + 1, positions_.get(), std::size_t(count - 1) * sizeof(std::int64_t));
+                std::memmove(positions + 1, positions, std::size_t(count - 1) * sizeof(std::int64_t));
                 values[0] = carried_value;
-                positions_[0] = carried_position;
+                positions[0] = carried_position;
                 carried_value = last_value;
                 carried_position = last_position;
             }
@@ -67,11 +66,11 @@ public:
                 continue;
             }
             if (!decreasing_ && plan_.indices_step == std::ptrdiff_t(sizeof(std::int64_t))) {
-                std::memcpy(target, positions_.get(), std::size_t(count) * sizeof(std::int64_t));
+                std::memcpy(target, positions, std::size_t(count) * sizeof(std::int64_t));
                 continue;
             }
             for (std::ptrdiff_t i = 0; i < count; ++i) {
-                const std::int64_t p = positions_[std::size_t(i)];
+                const std::int64_t p = positions[i];
                 // Scan positions count from the end of the axis when decreasing; -1 stays.
                 const std::int64_t index = p < 0 || !decreasing_ ? p : std::int64_t(plan_.n) - 1 - p;
                 std::memcpy(target + i * plan_.indices_step, &index, sizeof(index));
@@ -93,8 +92,8 @@ private:
     bool exclusive_;
     bool decreasing_;
     Staging<S, C> staging_;
-    std::unique_ptr<C[]> values_;
-    std::unique_ptr<std::int64_t[]> positions_;
+    LazyBuffer<C> values_;
+    LazyBuffer<std::int64_t> positions_;
 };
 
 // Runs an indexed job: lines in parallel, each line by one thread.
