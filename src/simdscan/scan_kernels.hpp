@@ -475,14 +475,12 @@ void find_supplier(T x, T running, std::int64_t position, std::int64_t& supplier
     }
 }
 
-// n positions, all `supplier`, in vector stores: the build turns off auto-vectorisation, which std::fill_n would rely
-// on.
+// n positions, all the supplier's (in every lane of `supplied`), in vector stores: the build turns off
+// auto-vectorisation, which std::fill_n would rely on.
 template <class A>
-void fill_positions(std::int64_t* positions, std::ptrdiff_t n, std::int64_t supplier) {
-    using Positions = xsimd::batch<std::int64_t, A>;
-    const Positions same(supplier);
-    for (std::ptrdiff_t k = 0; k < n; k += std::ptrdiff_t(Positions::size)) {
-        same.store_unaligned(positions + k);
+void fill_positions(std::int64_t* positions, std::ptrdiff_t n, const xsimd::batch<std::int64_t, A>& supplied) {
+    for (std::ptrdiff_t k = 0; k < n; k += std::ptrdiff_t(supplied.size)) {
+        supplied.store_unaligned(positions + k);
     }
 }
 
@@ -501,7 +499,7 @@ void find_suppliers(const T* x, const T* values, std::int64_t* positions, std::p
         for (; i + lanes <= n && !reached_nan; i += lanes) {
             const B running = B::load_unaligned(values + i);
             if (!xsimd::any((B::load_unaligned(x + i) == running) | is_nan(running))) {
-                fill_positions<A>(positions + i, lanes, supplier);
+                fill_positions<A>(positions + i, lanes, xsimd::batch<std::int64_t, A>(supplier));
                 continue;
             }
             for (std::ptrdiff_t lane = i; lane < i + lanes; ++lane) {
@@ -529,17 +527,21 @@ T scan_indexed(const T* x, T* values, std::int64_t* positions, std::ptrdiff_t n,
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
         const B fill(Op::template neutral<T>());
         B running(carry);
+        // The supplier so far in every lane, kept in a register: through the reference, it was reloaded for every
+        // vector (a store to positions might have changed it).
+        xsimd::batch<std::int64_t, A> supplied(supplier);
         for (; i + lanes <= n; i += lanes) {
             const B v = B::load_unaligned(x + i);
             if (Op::stays_ahead(running, v)) {
                 running.store_unaligned(values + i);
-                fill_positions<A>(positions + i, lanes, supplier);
+                fill_positions<A>(positions + i, lanes, supplied);
                 continue;
             }
             const B result = Op::apply(running, vector_prefix<A, Op, false, 1, B::size>(v, fill));
             result.store_unaligned(values + i);
             running = broadcast_total<A, false>(result);
             find_suppliers<A>(x + i, values + i, positions + i, lanes, first + i, supplier, reached_nan);
+            supplied = xsimd::batch<std::int64_t, A>(supplier);
         }
         carry = first_lane(running);
     }
