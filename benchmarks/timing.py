@@ -74,7 +74,9 @@ def run_workload(
     if w.compensated:
         kw["compensated"] = True
     if "indices" in w.note:
-        kw.update(return_indices=True, out=(out, np.empty(x.shape, np.intp)))
+        # The indices half a page from the input as well: at a few hundred bytes (mod 4096) from it, a 64 KiB scan
+        # with indices took 4.8 us against 3.4 us on Zen 4.
+        kw.update(return_indices=True, out=(out, empty_output(x, np.intp)))
 
     def simd() -> None:
         getattr(simdscan, w.op)(x, **kw)

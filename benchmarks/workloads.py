@@ -132,8 +132,9 @@ def make_input(w: Workload, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
     return x[:: w.step] if w.step > 1 else x
 
 
-def empty_output(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """A C-contiguous array of x's shape and dtype whose first byte lies HALF_PAGE bytes (mod PAGE) after x's.
+def empty_output(x: np.ndarray[Any, Any], dtype: Any = None) -> np.ndarray[Any, Any]:
+    """A C-contiguous array of x's shape and dtype (or ``dtype``: the indices of cummax) whose first byte lies
+    HALF_PAGE bytes (mod PAGE) after x's.
 
     >>> x = np.zeros((3, 5), np.float32)
     >>> out = empty_output(x)
@@ -141,11 +142,15 @@ def empty_output(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     ((3, 5), dtype('float32'), True, True)
     >>> (out.ctypes.data - x.ctypes.data) % PAGE
     2048
+    >>> indices = empty_output(x, np.intp)
+    >>> (indices.dtype == np.intp, (indices.ctypes.data - x.ctypes.data) % PAGE)
+    (True, 2048)
     """
-    nbytes = x.size * x.itemsize
+    dtype = x.dtype if dtype is None else np.dtype(dtype)
+    nbytes = x.size * dtype.itemsize
     raw = np.empty(nbytes + PAGE, np.uint8)
     start = (x.ctypes.data + HALF_PAGE - raw.ctypes.data) % PAGE
-    out: np.ndarray[Any, Any] = raw[start : start + nbytes].view(x.dtype).reshape(x.shape)
+    out: np.ndarray[Any, Any] = raw[start : start + nbytes].view(dtype).reshape(x.shape)
     return out
 
 

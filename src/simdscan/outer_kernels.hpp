@@ -75,7 +75,7 @@ void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w, bool stre
         using B = typename Op::template vector<T, A>;
         streams = streams && streams_vectors<B, T>();
         walk_row<std::ptrdiff_t(B::size), Descending>(
-            w, streams ? streaming_head<B, false>(out, w) : 0,
+            w, streams ? aligning_head<B, false>(out, w) : 0,
             [&](std::ptrdiff_t j) {
                 const B x = Op::admit(load_vector<B>(in + j));  // before out is written: out may equal in
                 typename Op::template state<B> before;

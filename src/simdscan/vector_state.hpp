@@ -47,7 +47,7 @@ template <class B, class T>
 constexpr bool streams_vectors() {
     return Lanes<typename B::arch_type>::streams && std::is_same<typename B::value_type, T>::value;
 }
-// store_vector past the caches (Lanes' store_streaming), at p aligned to the vector's bytes (streaming_head), where
+// store_vector past the caches (Lanes' store_streaming), at p aligned to the vector's bytes (aligning_head), where
 // streams_vectors.
 template <class B, class T>
 void stream_vector(T* p, const B& x) {
@@ -66,10 +66,11 @@ void store_or_stream(T* p, const B& x, bool streams) {
         store_vector(p, x);
     }
 }
-// How many of n elements at out, in scan order (from the end where Reverse), to store before the first vector of B
-// aligned for stream_vector: all n where out is not aligned to its element.
+// How many of n elements at out, in scan order (from the end where Reverse), come before the first vector of B aligned
+// to its bytes (as stream_vector needs, and as stores that split no cache line are): all n where out is not aligned
+// to its element.
 template <class B, bool Reverse, class T>
-std::ptrdiff_t streaming_head(const T* out, std::ptrdiff_t n) {
+std::ptrdiff_t aligning_head(const T* out, std::ptrdiff_t n) {
     constexpr std::uintptr_t bytes = B::size * sizeof(T);
     const auto address = reinterpret_cast<std::uintptr_t>(Reverse ? out + n : out);
     if (address % sizeof(T) != 0) {
