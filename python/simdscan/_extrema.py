@@ -122,8 +122,8 @@ def nancummin(a: Any, axis: Optional[int] = None, *, direction: Union[Direction,
     return _core.scan("minimum", a, axis, direction, exclusive, None, out, False, True)
 
 
-# cummax and cummin call the core themselves (a Python call between costs a small array's scan 10%); with a tuple
-# axis, through scan_axes.
+# cummax and cummin call the core themselves: each Python call between cost a 16-element call about 0.1 us. A tuple
+# axis goes through scan_axes.
 def _extremum_axes(op: str, a: Any, axis: Any, direction: Any, exclusive: Any, out: Any, return_indices: Any) -> Any:
     return scan_axes(partial(_extremum_along, op), a, axis, direction=direction, exclusive=exclusive, out=out,
                      return_indices=return_indices)

@@ -23,8 +23,8 @@ using SwapUnit = typename std::conditional<
                               std::uint64_t>::type>::type;
 
 // A buffer of n trivial elements, left uninitialised (a std::vector's zeroing of the staging buffers cost a small call,
-// 16 elements with indices, 0.3 us of its 1 us) and allocated when first asked for: the calls whose arrays are read
-// and written in place never ask (the indexed path's three buffers cost a 16-element call 0.1 us of mallocs).
+// 16 elements with indices, 0.3 us of its 1 us) and allocated when first asked for: an indexed call whose arrays the
+// kernels read and write in place never asks, where it had three mallocs and frees of a few KiB.
 template <class T>
 class LazyBuffer {
 public:

@@ -7,6 +7,7 @@
 
 #include "byte_order.hpp"
 #include "half_line_kernels.hpp"
+#include "indexed_kernels.hpp"
 #include "kernels.hpp"
 #include "outer_kernels.hpp"
 #include "scan_kernels.hpp"
