@@ -15,6 +15,7 @@ namespace SIMDSCAN_TIER {
 
 template <class A>
 struct HalfElements {
+    static constexpr bool prefetches = true;  // as ArrayElements
     const std::uint16_t* in;
 
     template <class B>

@@ -42,6 +42,7 @@ struct ColumnStep {
 // The column first: the row's elements are the step's values on the input row.
 template <class T, class Op>
 struct ColumnStepElements {
+    static constexpr bool prefetches = true;  // as ArrayElements
     const T* in;
     ColumnStep<T, Op> step;
 
