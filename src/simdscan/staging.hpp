@@ -53,6 +53,11 @@ public:
 
     C* values() { return reinterpret_cast<C*>(reinterpret_cast<char*>(storage_.get()) + raw_bytes + half_page); }
 
+    // Whether load returns the elements at src, `step` bytes apart, where they lie: then for any count.
+    bool loads_in_place(const char* src, std::ptrdiff_t step) const {
+        return std::is_same<S, C>::value && packed(src, step) && !plan_.in_swapped;
+    }
+
     // Returns `count` elements from src, `step` bytes apart, in compute type; may point into the input itself.
     const C* load(const char* src, std::ptrdiff_t step, std::ptrdiff_t count) {
         const S* raw = reinterpret_cast<const S*>(src);
