@@ -15,7 +15,9 @@ The copy baseline (single-threaded ``np.copyto(out, x)``) is measured right befo
 library in the same pass, so each ratio comes from one run on one machine state. The copy and every
 library write into the same preallocated ``out`` (``out=``): no timing includes an allocation or
 first-touch page faults, and all of them write to the same pages, which start half a page (2048 bytes
-mod 4096) after the input's, away from 4K aliasing (workloads.py). PyTorch is timed too when it imports.
+mod 4096) after the input's, away from 4K aliasing (workloads.py). The "new result" row is the exception:
+there every library returns a new array, as without ``out=`` in a notebook, and the copy is ``x.copy()``.
+PyTorch is timed too when it imports.
 Before timing, every result is checked against a float64 / int64 NumPy reference: a mismatch is
 flagged in the table and makes the benchmark exit with status 1.
 
@@ -187,7 +189,8 @@ def run(args: argparse.Namespace) -> int:
               + f", Python {platform.python_version()}, CPU: {cpu_model()}" + (", --quick" if args.quick else "")
               + time.strftime(", run %Y-%m-%d %H:%M UTC", time.gmtime()))
     note = (f"each time: best of {repeats} repeats of a loop of >= {min_s * 1e3:g} ms; X/copy = time / time of a "
-            f"single-threaded np.copyto(out, x) of the same array, measured in the same pass (lower is better); "
+            f"single-threaded np.copyto(out, x) of the same array (x.copy() in the new result row), measured in the same "
+            f"pass (lower is better); "
             f"1T = 1 thread, allT = {all_threads} simdscan / {torch_all} torch threads")
 
     results = []

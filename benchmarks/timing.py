@@ -12,7 +12,8 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 import simdscan
-from workloads import Workload, empty_output, make_input, matches, numpy_scan, reference, torch_scan_fn
+from workloads import (Workload, empty_output, make_input, matches, numpy_new_result, numpy_scan, reference,
+                       torch_scan_fn)
 
 
 @dataclass
@@ -70,7 +71,9 @@ def run_workload(
     shape = w.quick_shape if quick and w.quick_shape else w.shape
     x = make_input(w, shape)
     out, tmp = empty_output(x), empty_output(x)  # one `out` for every library and the copy
-    kw: dict[str, Any] = dict(axis=w.axis, direction=w.direction, exclusive=w.exclusive, out=out)
+    kw: dict[str, Any] = dict(axis=w.axis, direction=w.direction, exclusive=w.exclusive)
+    if not w.new_result:
+        kw["out"] = out
     if w.compensated:
         kw["compensated"] = True
     if "indices" in w.note:
@@ -78,10 +81,16 @@ def run_workload(
         # with indices took 4.8 us against 3.4 us on Zen 4.
         kw.update(return_indices=True, out=(out, empty_output(x, np.intp)))
 
-    def simd() -> None:
-        getattr(simdscan, w.op)(x, **kw)
+    def simd() -> object:
+        return getattr(simdscan, w.op)(x, **kw)
 
-    cands = [Candidate("simdscan 1T", simd, 1), Candidate("numpy", lambda: numpy_scan(w, x, out, tmp), 1)]
+    def numpy() -> object:
+        if w.new_result:
+            return numpy_new_result(w, x)
+        numpy_scan(w, x, out, tmp)
+        return out
+
+    cands = [Candidate("simdscan 1T", simd, 1), Candidate("numpy", numpy, 1)]
     torch_fn = None
     if torch is not None:
         try:
@@ -103,14 +112,16 @@ def run_workload(
         out.fill(0)
         set_threads(c.threads, torch)
         try:
-            c.fn()
+            result = c.fn()
         except (RuntimeError, TypeError) as e:
             if not c.name.startswith("torch"):
                 raise
             note(f"  {c.name} skipped: {e}")
             continue
-        (ok if matches(out, ref) else bad).append(c)
+        (ok if matches(np.asarray(result) if w.new_result else out, ref) else bad).append(c)
+        del result
     del ref
     gc.collect()
-    times = best_times(ok + bad, lambda: np.copyto(out, x), repeats, min_s, torch)
+    copy: Callable[[], object] = x.copy if w.new_result else lambda: np.copyto(out, x)
+    times = best_times(ok + bad, copy, repeats, min_s, torch)
     return x.size, times, [c.name for c in bad]

@@ -38,6 +38,9 @@ class Workload:
     note: str = ""  # added to the label
     compensated: bool = False  # simdscan's compensated cumsum (NumPy and torch run their plain scans)
     byteswapped: bool = False  # input and output stored in the opposite byte order to the machine's
+    # No out=: each library returns a new array, and the copy it is measured against is x.copy(). The result's
+    # pages are faulted in by the call, as in a notebook's `y = cumsum(x)`.
+    new_result: bool = False
 
     def label(self, quick: bool) -> str:
         """The workload's name in the table.
@@ -59,7 +62,8 @@ class Workload:
         op = "" if self.op == "cumsum" else f"{self.op} "
         compensated = " compensated" if self.compensated else ""
         swapped = " byte-swapped" if self.byteswapped else ""
-        return f"{op}{short[self.dtype]} {dims}{flags}{compensated}{swapped}{self.note}"
+        new_result = " new result" if self.new_result else ""
+        return f"{op}{short[self.dtype]} {dims}{flags}{compensated}{swapped}{new_result}{self.note}"
 
 
 KIB64, MB400 = 64 * 1024, 400_000_000
@@ -78,6 +82,8 @@ WORKLOADS = [
     Workload((2048, 2048), "float16", axis=1, quick_shape=(512, 512)),
     Workload((10_000_000,), "float32", step=2, quick_shape=(625_000,)),
     Workload((16,), "float32"),
+    # Without out=, against the 400 MB float32 row above (with out=) and against x.copy().
+    Workload((MB400 // 4,), "float32", quick_shape=(MB400 // 64,), new_result=True),
     # The compensated scan, against the plain rows above of the same shape.
     *(Workload((KIB64 // np.dtype(t).itemsize,), t, compensated=True) for t in ("float32", "float64")),
     *(Workload((MB400 // np.dtype(t).itemsize,), t, quick_shape=(MB400 // 16 // np.dtype(t).itemsize,),
@@ -180,6 +186,14 @@ def numpy_scan(w: Workload, x: np.ndarray[Any, Any], out: np.ndarray[Any, Any], 
     out[along(x.ndim, w.axis, slice(-1, None))] = 0 if w.op == "cumsum" else 1
 
 
+def numpy_new_result(w: Workload, x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """NumPy's scan into a new array of x's dtype (a new_result workload: cumsum, increasing, inclusive)."""
+    if w.op != "cumsum" or w.direction != "increasing" or w.exclusive:
+        raise NotImplementedError("only the workloads' flag combinations are wired up")
+    result: np.ndarray[Any, Any] = np.cumsum(x, axis=w.axis, dtype=x.dtype)
+    return result
+
+
 def torch_scan_fn(torch: Any, w: Workload, x: np.ndarray[Any, Any], out: np.ndarray[Any, Any],
                   tmp: np.ndarray[Any, Any]) -> Callable[[], object]:
     """The same recipe as numpy_scan in PyTorch (torch.flip copies: that is what users get)."""
@@ -187,6 +201,10 @@ def torch_scan_fn(torch: Any, w: Workload, x: np.ndarray[Any, Any], out: np.ndar
         raise TypeError("torch takes arrays in native byte order only")
     tx, tout, ttmp = torch.from_numpy(x), torch.from_numpy(out), torch.from_numpy(tmp)
     d, n, dt = w.axis, x.shape[w.axis], tout.dtype
+    if w.new_result:
+        if w.op != "cumsum" or w.direction != "increasing" or w.exclusive:
+            raise NotImplementedError("only the workloads' flag combinations are wired up")
+        return lambda: torch.cumsum(tx, d, dtype=dt)
     if w.op in ("cummax", "cummin"):
         indices = torch.empty(x.shape, dtype=torch.int64)
         extremum = torch.cummax if w.op == "cummax" else torch.cummin
