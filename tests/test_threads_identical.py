@@ -46,3 +46,24 @@ def test_thread_count_does_not_change_a_bit(dtype, path, op):
                 f"{op} {dtype} {path.name} shape={a.shape} axis={axis} decreasing={decreasing} "
                 f"exclusive={exclusive}: {threads} threads vs 1",
             )
+
+
+@pytest.mark.parametrize("threads", (1, 2, 3))
+def test_new_results_past_32_mib_are_those_written_to_out(threads):
+    # Results of 32 MiB and more that the call allocates have their pages mapped by all the threads first
+    # (simdscan::fault_in): the values, and the indices of a running maximum, are those written into given arrays.
+    rng = np.random.default_rng(seed_of("new results", threads))
+    # 40 MB, past glibc's largest mmap threshold; small integers, whose float32 partial sums are exact
+    x = rng.integers(-2, 3, 10_000_000).astype(np.float32)
+    simdscan.set_num_threads(threads)
+    into = np.empty_like(x)
+    assert_bit_identical(simdscan.cumsum(x), simdscan.cumsum(x, out=into), f"cumsum, {threads} threads")
+    np.testing.assert_array_equal(into, np.cumsum(x, dtype=np.float64))
+    x = rng.standard_normal(x.size).astype(np.float32)
+    values, indices = simdscan.cummax(x, return_indices=True)
+    given = (np.empty_like(x), np.empty(x.shape, np.intp))
+    simdscan.cummax(x, return_indices=True, out=given)
+    assert_bit_identical(values, given[0], f"cummax values, {threads} threads")
+    np.testing.assert_array_equal(indices, given[1])
+    np.testing.assert_array_equal(values, np.maximum.accumulate(x))
+    np.testing.assert_array_equal(x[indices], values)

@@ -243,6 +243,13 @@ py::object cumulative(CumulativeOperator op, const py::object& a, const py::obje
     }
     if (array.size() >= gil_release_elements) {
         py::gil_scoped_release release;
+        // Arrays made here are new: all the threads map their pages first.
+        if (!have_out) {
+            simdscan::fault_in(desc.output.data, std::size_t(result.nbytes()));
+        }
+        if (indexed && indices_out.is_none()) {
+            simdscan::fault_in(desc.indices.data, std::size_t(py::reinterpret_borrow<py::array>(indices).nbytes()));
+        }
         simdscan::execute(desc);
     } else {
         simdscan::execute(desc);

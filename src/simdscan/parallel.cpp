@@ -16,6 +16,8 @@
 #endif
 #if defined(__linux__)
 #include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 namespace simdscan {
@@ -26,6 +28,11 @@ std::atomic<std::size_t> num_threads{0};  // 0: not set yet, use every available
 
 // Below this many bytes of input a job runs on the calling thread: waking the pool costs more than it saves.
 constexpr std::ptrdiff_t parallel_threshold_bytes = 1 << 20;
+
+// fault_in leaves smaller outputs alone: glibc's malloc serves them from memory it has mapped before (its mmap
+// threshold grows to 32 MiB), whose pages are there already (a new 16 MB result took 0.70-0.90 ms, 0.75-1.06 with
+// the call); a new 64 MB one took 8.6-8.8 ms, 6.3-7.1 with it (two threads, Zen 4).
+constexpr std::size_t fault_in_threshold_bytes = std::size_t(32) << 20;
 
 class Pool {
 public:
@@ -179,6 +186,31 @@ void set_num_threads(std::size_t n) {
 std::size_t get_num_threads() {
     const std::size_t n = detail::num_threads.load();
     return n != 0 ? n : detail::available_cores();
+}
+
+void fault_in(void* data, std::size_t bytes) {
+#if defined(__linux__)
+    constexpr int populate_write = 23;  // MADV_POPULATE_WRITE (Linux 5.14), absent from older headers
+    constexpr std::uintptr_t unit = std::uintptr_t(2) << 20;  // a transparent huge page: one thread maps each
+    const std::size_t threads = detail::threads_for(std::ptrdiff_t(bytes));
+    if (bytes < detail::fault_in_threshold_bytes || threads < 2) {
+        return;  // alone, a thread takes as long to map the pages first as it does while it writes them
+    }
+    const auto page = std::uintptr_t(sysconf(_SC_PAGESIZE));
+    const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(data) / page * page;
+    const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(data) + bytes + page - 1) / page * page;
+    const std::uintptr_t first = begin / unit * unit;
+    detail::parallel_ranges(std::ptrdiff_t((end - first + unit - 1) / unit), threads,
+                            [&](std::ptrdiff_t from, std::ptrdiff_t to) {
+        const std::uintptr_t lo = std::max(begin, first + std::uintptr_t(from) * unit);
+        const std::uintptr_t hi = std::min(end, first + std::uintptr_t(to) * unit);
+        // An error (EINVAL before Linux 5.14) leaves the pages to the scan's first writes, as without the call.
+        madvise(reinterpret_cast<void*>(lo), hi - lo, populate_write);
+    });
+#else
+    (void)data;
+    (void)bytes;
+#endif
 }
 
 }  // namespace simdscan
