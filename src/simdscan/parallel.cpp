@@ -192,15 +192,14 @@ void fault_in(void* data, std::size_t bytes) {
 #if defined(__linux__)
     constexpr int populate_write = 23;  // MADV_POPULATE_WRITE (Linux 5.14), absent from older headers
     constexpr std::uintptr_t unit = std::uintptr_t(2) << 20;  // a transparent huge page: one thread maps each
-    const std::size_t threads = detail::threads_for(std::ptrdiff_t(bytes));
-    if (bytes < detail::fault_in_threshold_bytes || threads < 2) {
-        return;  // alone, a thread takes as long to map the pages first as it does while it writes them
+    if (bytes < detail::fault_in_threshold_bytes) {
+        return;
     }
     const auto page = std::uintptr_t(sysconf(_SC_PAGESIZE));
     const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(data) / page * page;
     const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(data) + bytes + page - 1) / page * page;
     const std::uintptr_t first = begin / unit * unit;
-    detail::parallel_ranges(std::ptrdiff_t((end - first + unit - 1) / unit), threads,
+    detail::parallel_ranges(std::ptrdiff_t((end - first + unit - 1) / unit), get_num_threads(),
                             [&](std::ptrdiff_t from, std::ptrdiff_t to) {
         const std::uintptr_t lo = std::max(begin, first + std::uintptr_t(from) * unit);
         const std::uintptr_t hi = std::min(end, first + std::uintptr_t(to) * unit);

@@ -93,9 +93,9 @@ std::size_t get_num_threads();
 
 // For a caller that has just allocated an output of `bytes` at `data` (no page of it written yet): maps its pages,
 // writable, on all of execute's threads, an equal share each, without changing a byte (Linux's MADV_POPULATE_WRITE;
-// elsewhere, on one thread or below 32 MiB, nothing). The kernel zeroes each new page as it maps it, 34 of the 52 ms
-// of a new 400 MB float32 result on Zen 4, and a scan may run on fewer threads than there are (a streamed line on two
-// runs on one): that result now takes 41-44 ms on two threads.
+// elsewhere, or below 32 MiB, nothing). The kernel zeroes each new page as it maps it: 34 of the 52 ms of a new
+// 400 MB float32 result on Zen 4, where a streamed line on two threads scans on one (now 41-44 ms on two); on an
+// Intel Xeon, mapping the pages in one call took 114-122 ms of thread time where the scan's page faults took 137-146.
 void fault_in(void* data, std::size_t bytes);
 
 }  // namespace simdscan
