@@ -6,6 +6,7 @@ from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
+from . import _core
 from ._arithmetic import _cumprod_axis, _cumsum_axis
 from ._axes import is_decreasing, normalize_axis
 from ._runtime import Direction
@@ -103,6 +104,8 @@ def _cumulative(
         if loop.kind != "b" and not _scannable(loop):
             raise TypeError(f"simdscan does not support dtype {loop}")
         target = np.empty_like(x, dtype=loop, shape=tuple(shape))
+        if target.nbytes >= _core.fault_in_threshold_bytes:  # new: all the threads map its pages, as the scans'
+            _core.fault_in(target)
     if not _scannable(x.dtype):  # longdouble, object, ...: NumPy's (unsafe) cast to the loop's dtype first
         x = x.astype(loop)
 

@@ -346,6 +346,17 @@ PYBIND11_MODULE(_core, m) {
           "Forces the falling row walk: 'down' or 'up'.");
     m.def("set_num_threads", &simdscan::set_num_threads, py::arg("n"));
     m.def("get_num_threads", &simdscan::get_num_threads);
+    m.def(
+        "fault_in",
+        [](py::array array) {
+            void* data = array.mutable_data();  // raises for a read-only array
+            const auto bytes = std::size_t(array.nbytes());
+            py::gil_scoped_release release;
+            simdscan::fault_in(data, bytes);
+        },
+        py::arg("array"),
+        "Maps the pages of a new contiguous array made in Python (as the scans do for the results they make).");
+    m.attr("fault_in_threshold_bytes") = simdscan::fault_in_threshold_bytes;  // fault_in maps nothing smaller
     m.attr("xsimd_version") = SIMDSCAN_XSIMD_VERSION;
     m.attr("xsimd_source") = SIMDSCAN_XSIMD_SOURCE;  // installed, pythran or directory (CMakeLists.txt)
     m.attr("__version__") = SIMDSCAN_VERSION;

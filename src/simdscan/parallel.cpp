@@ -29,11 +29,6 @@ std::atomic<std::size_t> num_threads{0};  // 0: not set yet, use every available
 // Below this many bytes of input a job runs on the calling thread: waking the pool costs more than it saves.
 constexpr std::ptrdiff_t parallel_threshold_bytes = 1 << 20;
 
-// fault_in leaves smaller outputs alone: glibc's malloc serves them from memory it has mapped before (its mmap
-// threshold grows to 32 MiB), whose pages are there already (a new 16 MB result took 0.70-0.90 ms, 0.75-1.06 with
-// the call); a new 64 MB one took 8.6-8.8 ms, 6.3-7.1 with it (two threads, Zen 4).
-constexpr std::size_t fault_in_threshold_bytes = std::size_t(32) << 20;
-
 class Pool {
 public:
     // Returns false (running nothing) when another caller's job holds the pool.
@@ -192,7 +187,7 @@ void fault_in(void* data, std::size_t bytes) {
 #if defined(__linux__)
     constexpr int populate_write = 23;  // MADV_POPULATE_WRITE (Linux 5.14), absent from older headers
     constexpr std::uintptr_t unit = std::uintptr_t(2) << 20;  // a transparent huge page: one thread maps each
-    if (bytes < detail::fault_in_threshold_bytes) {
+    if (bytes < fault_in_threshold_bytes) {
         return;
     }
     const auto page = std::uintptr_t(sysconf(_SC_PAGESIZE));

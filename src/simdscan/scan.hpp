@@ -93,9 +93,13 @@ std::size_t get_num_threads();
 
 // For a caller that has just allocated an output of `bytes` at `data` (no page of it written yet): maps its pages,
 // writable, on all of execute's threads, an equal share each, without changing a byte (Linux's MADV_POPULATE_WRITE;
-// elsewhere, or below 32 MiB, nothing). The kernel zeroes each new page as it maps it: 34 of the 52 ms of a new
-// 400 MB float32 result on Zen 4, where a streamed line on two threads scans on one (now 41-44 ms on two); on an
-// Intel Xeon, mapping the pages in one call took 114-122 ms of thread time where the scan's page faults took 137-146.
+// elsewhere, or below fault_in_threshold_bytes, nothing). The kernel zeroes each new page as it maps it: 34 of the
+// 52 ms of a new 400 MB float32 result on Zen 4, where a streamed line on two threads scans on one (now 41-44 ms on
+// two); on an Intel Xeon, mapping the pages in one call took 114-122 ms where the scan's page faults took 137-146.
 void fault_in(void* data, std::size_t bytes);
+// Smaller outputs are left alone: glibc's malloc serves them from memory it has mapped before (its mmap threshold
+// grows to 32 MiB), whose pages are there already (a new 16 MB result took 0.70-0.90 ms, 0.75-1.06 with the call);
+// a new 64 MB one took 8.6-8.8 ms, 6.3-7.1 with it (two threads, Zen 4).
+constexpr std::size_t fault_in_threshold_bytes = std::size_t(32) << 20;
 
 }  // namespace simdscan
