@@ -1,5 +1,5 @@
-// Lanes<avx512bw>: lane moves by dword/byte aligns and permutes of AVX-512 registers, float32 <-> float64, and
-// float16 <-> float32 16 values at a time (AVX-512F's vcvtph2ps/vcvtps2ph).
+// Lanes<avx512bw>: lane moves by dword/byte aligns and permutes of AVX-512 registers, tables of 16 looked up by
+// permutes, float32 <-> float64, and float16 <-> float32 16 values at a time (AVX-512F's vcvtph2ps/vcvtps2ph).
 #pragma once
 
 #include <immintrin.h>
@@ -64,6 +64,14 @@ struct Lanes<xsimd::avx512bw> : FusedLanes<xsimd::avx512bw, Lanes<xsimd::avx512b
     }
     static batch<double> load_widened(const float* p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
     static void store_narrowed(float* p, const batch<double>& x) { _mm256_storeu_ps(p, _mm512_cvtpd_ps(x)); }
+
+    static constexpr bool looks_up = true;
+    static batch<double> look_up(const double (&table)[16], const batch<std::uint64_t>& index) {
+        return _mm512_permutex2var_pd(_mm512_loadu_pd(table), index, _mm512_loadu_pd(table + 8));
+    }
+    static batch<float> look_up(const float (&table)[16], const batch<std::uint32_t>& index) {
+        return _mm512_permutexvar_ps(index, _mm512_loadu_ps(table));
+    }
 
     static constexpr bool streams = true;
     template <class T>

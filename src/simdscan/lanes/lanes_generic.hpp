@@ -80,6 +80,10 @@ struct GenericLanes {
         }
     }
 
+    // Where `looks_up`, look_up(table, index) gives table[index's low 4 bits] in every lane, from a table of 16 held in
+    // registers (exp_log.hpp's polynomials are shorter after one); elsewhere a lookup would cost more than it saves.
+    static constexpr bool looks_up = false;
+
     // Stores past the caches (non-temporal), for outputs too large to stay in them: stream_vector uses the ISA's
     // store_streaming (x at p, aligned to x's bytes) where `streams`, and the plain stores elsewhere;
     // finish_streaming orders them before the thread's later stores (another thread may read next).
