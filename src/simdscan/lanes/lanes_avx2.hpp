@@ -1,8 +1,11 @@
-// Lanes<avx2>: lane moves by cross-half permutes and byte aligns of AVX2 registers, float32 <-> float64, and
-// float16 <-> float32 by F16C (which the avx2 tier's flags, MSVC's /arch:AVX2 included, and CPU test require).
+// Lanes<avx2>: lane moves by cross-half permutes and byte aligns of AVX2 registers, tables of 8 float32 looked up by
+// a permute, float32 <-> float64, and float16 <-> float32 by F16C (which the avx2 tier's flags, MSVC's /arch:AVX2
+// included, and CPU test require).
 #pragma once
 
 #include <immintrin.h>
+
+#include <type_traits>
 
 #include "lanes_generic.hpp"
 
@@ -67,6 +70,13 @@ struct Lanes<xsimd::avx2> : FusedLanes<xsimd::avx2, Lanes<xsimd::avx2>> {
     }
     static batch<double> load_widened(const float* p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
     static void store_narrowed(float* p, const batch<double>& x) { _mm_storeu_ps(p, _mm256_cvtpd_ps(x)); }
+
+    // Doubles would take two dwords' indices per lane: float only.
+    template <class F>
+    static constexpr int table_bits() { return std::is_same<F, float>::value ? 3 : 0; }
+    static batch<float> look_up(const float (&table)[8], const batch<std::uint32_t>& index) {
+        return _mm256_permutevar8x32_ps(_mm256_loadu_ps(table), index);
+    }
 
     static constexpr bool streams = true;
     template <class T>

@@ -65,7 +65,8 @@ struct Lanes<xsimd::avx512bw> : FusedLanes<xsimd::avx512bw, Lanes<xsimd::avx512b
     static batch<double> load_widened(const float* p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
     static void store_narrowed(float* p, const batch<double>& x) { _mm256_storeu_ps(p, _mm512_cvtpd_ps(x)); }
 
-    static constexpr bool looks_up = true;
+    template <class F>
+    static constexpr int table_bits() { return 4; }
     static batch<double> look_up(const double (&table)[16], const batch<std::uint64_t>& index) {
         return _mm512_permutex2var_pd(_mm512_loadu_pd(table), index, _mm512_loadu_pd(table + 8));
     }

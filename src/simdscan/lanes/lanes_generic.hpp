@@ -80,9 +80,11 @@ struct GenericLanes {
         }
     }
 
-    // Where `looks_up`, look_up(table, index) gives table[index's low 4 bits] in every lane, from a table of 16 held in
-    // registers (exp_log.hpp's polynomials are shorter after one); elsewhere a lookup would cost more than it saves.
-    static constexpr bool looks_up = false;
+    // Where table_bits<F>() is not 0, look_up(table, index) gives table[index's low table_bits bits] in every lane,
+    // from a table of 2^table_bits F held in registers, by one permute: exp_log.hpp's polynomials are shorter after
+    // one. Elsewhere a lookup would cost more than it saves.
+    template <class F>
+    static constexpr int table_bits() { return 0; }
 
     // Stores past the caches (non-temporal), for outputs too large to stay in them: stream_vector uses the ISA's
     // store_streaming (x at p, aligned to x's bytes) where `streams`, and the plain stores elsewhere;
