@@ -193,8 +193,9 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, std::ptrdiff_t vect
         const std::ptrdiff_t at = (Reverse ? vectors - 1 - step : step) * lanes;
         const B prefix = vector_prefix<A, Summation, Reverse, 1, B::size>(B::load_aligned(sums + at), fill);
         const B before = Exclusive ? shifted<A, Reverse, 1>(prefix, fill) : prefix;
-        (carried_term + (partial + before)).store_aligned(sums + at);
-        partial = partial + broadcast_total<A, Reverse>(prefix);
+        // The additions outside the prefix's levels on the multiply pipes, which this pass leaves idle (the same bits).
+        Lanes<A>::add_beside(carried_term, Lanes<A>::add_beside(partial, before)).store_aligned(sums + at);
+        partial = Lanes<A>::add_beside(partial, broadcast_total<A, Reverse>(prefix));
     }
     for (std::ptrdiff_t at = 0; at < count; at += lanes) {
         store_vector(out + at, log_normal_plus<false>(B::load_aligned(sums + at), shift));
