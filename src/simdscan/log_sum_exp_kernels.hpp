@@ -30,7 +30,7 @@ template <class F>
 constexpr double log_sum_exp_reach() { return std::is_same<F, float>::value ? 60.0 : 650.0; }
 
 // A block (log_sum_exp_block) is this many vectors of the compute type.
-constexpr std::ptrdiff_t log_sum_exp_block_vectors = 32;
+constexpr std::ptrdiff_t log_sum_exp_block_vectors = 64;
 template <class A, class T>
 constexpr std::ptrdiff_t log_sum_exp_block_elements() {
     return log_sum_exp_block_vectors * std::ptrdiff_t(xsimd::batch<LogSumExpCompute<T>, A>::size);
