@@ -207,19 +207,18 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, std::ptrdiff_t vect
     return true;
 }
 
-// A span's rest after its whole blocks, fewer than a block's elements: through buffers padded to whole vectors with
-// -inf after it in scan order (before it in memory for Reverse), a block of its own.
+// A span's last elements after its whole vectors, fewer than a vector's: through a vector padded with -inf after them
+// in scan order (before them in memory for Reverse), a block of its own.
 template <class A, class T, bool Reverse, bool Exclusive>
 bool log_sum_exp_rest(const T* in, T* out, std::ptrdiff_t n, double& carry, BlocksSeen<LogSumExpCompute<T>>& seen) {
     constexpr std::ptrdiff_t lanes = std::ptrdiff_t(xsimd::batch<LogSumExpCompute<T>, A>::size);
-    const std::ptrdiff_t vectors = (n + lanes - 1) / lanes;
-    const std::ptrdiff_t pad = vectors * lanes - n;
+    const std::ptrdiff_t pad = lanes - n;
     const std::ptrdiff_t offset = Reverse ? pad : 0;
-    alignas(A::alignment()) T staged_in[log_sum_exp_block_elements<A, T>()];
-    alignas(A::alignment()) T staged_out[log_sum_exp_block_elements<A, T>()];
-    std::fill_n(staged_in, vectors * lanes, -std::numeric_limits<T>::infinity());
+    alignas(A::alignment()) T staged_in[lanes];
+    alignas(A::alignment()) T staged_out[lanes];
+    std::fill_n(staged_in, lanes, -std::numeric_limits<T>::infinity());
     std::copy_n(in, n, staged_in + offset);
-    if (!log_sum_exp_block<A, T, Reverse, Exclusive>(staged_in, staged_out, vectors, pad, carry, seen)) {
+    if (!log_sum_exp_block<A, T, Reverse, Exclusive>(staged_in, staged_out, 1, pad, carry, seen)) {
         return false;
     }
     std::copy_n(staged_out + offset, n, out);

@@ -179,13 +179,14 @@ bool has_nan(const T* p, std::ptrdiff_t n) {
     return xsimd::any(found);
 }
 
-// Log-sum-exp's scan_span (float and double elements): block by block (log_sum_exp_block), the rest after the last
-// whole block padded to one (log_sum_exp_rest); a block that declines (NaN, +inf, a leap over the reach) goes step by
-// step. Each chunk of a long line is scanned from its base (TypedKernels::total), st.local; where st.wants_total,
+// Log-sum-exp's scan_span (float and double elements): block by block (log_sum_exp_block), the whole vectors after
+// the last whole block as a shorter one, the last elements padded to a vector (log_sum_exp_rest); a block that
+// declines (NaN, +inf, a leap over the reach) goes step by step. Each chunk of a long line is scanned from its base (TypedKernels::total), st.local; where st.wants_total,
 // the span's total too if its blocks took it on the way (total_on_the_way). Returns the new running value.
 template <class A, class T, bool Reverse, bool Exclusive>
 double scan_log_sum_exp_span(const T* in, T* out, std::ptrdiff_t n, ScanState<double>& st) {
     constexpr std::ptrdiff_t block = log_sum_exp_block_elements<A, T>();
+    constexpr std::ptrdiff_t lanes = block / log_sum_exp_block_vectors;
     constexpr T minus_infinity = -std::numeric_limits<T>::infinity();
     double carry = st.local;
     BlocksSeen<LogSumExpCompute<T>> seen;
@@ -203,13 +204,12 @@ double scan_log_sum_exp_span(const T* in, T* out, std::ptrdiff_t n, ScanState<do
     out += Reverse ? 0 : skipped;
     n -= skipped;
     for (std::ptrdiff_t done = 0; done < n;) {
-        const std::ptrdiff_t count = std::min(block, n - done);
+        const std::ptrdiff_t vectors = std::min(block, n - done) / lanes;
+        const std::ptrdiff_t count = vectors > 0 ? vectors * lanes : n - done;
         const std::ptrdiff_t at = Reverse ? n - done - count : done;
-        const bool taken =
-            count == block
-                ? log_sum_exp_block<A, T, Reverse, Exclusive>(in + at, out + at, log_sum_exp_block_vectors, 0, carry,
-                                                              seen)
-                : log_sum_exp_rest<A, T, Reverse, Exclusive>(in + at, out + at, count, carry, seen);
+        const bool taken = vectors > 0
+                               ? log_sum_exp_block<A, T, Reverse, Exclusive>(in + at, out + at, vectors, 0, carry, seen)
+                               : log_sum_exp_rest<A, T, Reverse, Exclusive>(in + at, out + at, count, carry, seen);
         if (!taken) {
             seen.against_zero = false;
             carry = scan_steps<A, T, LogAddExp, Reverse, Exclusive, false>(in + at, out + at, count, carry, carry);
