@@ -181,8 +181,9 @@ bool has_nan(const T* p, std::ptrdiff_t n) {
 
 // Log-sum-exp's scan_span (float and double elements): block by block (log_sum_exp_block), the whole vectors after
 // the last whole block as a shorter one, the last elements padded to a vector (log_sum_exp_rest); a block that
-// declines (NaN, +inf, a leap over the reach) goes step by step. Each chunk of a long line is scanned from its base (TypedKernels::total), st.local; where st.wants_total,
-// the span's total too if its blocks took it on the way (total_on_the_way). Returns the new running value.
+// declines (NaN, +inf, a leap over the reach) goes step by step. Each chunk of a long line is scanned from its base
+// (TypedKernels::total), st.local; where st.wants_total, the span's total too if its blocks took it on the way
+// (total_on_the_way). Returns the new running value.
 template <class A, class T, bool Reverse, bool Exclusive>
 double scan_log_sum_exp_span(const T* in, T* out, std::ptrdiff_t n, ScanState<double>& st) {
     constexpr std::ptrdiff_t block = log_sum_exp_block_elements<A, T>();
