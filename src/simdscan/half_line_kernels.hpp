@@ -25,6 +25,7 @@ struct HalfElements {
 };
 template <class A>
 struct HalfOutputs {
+    using value_type = float;  // what one() takes
     std::uint16_t* out;
 
     template <class B>

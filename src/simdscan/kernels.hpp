@@ -4,6 +4,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace simdscan {
 namespace detail {
@@ -56,15 +57,23 @@ struct ScanState {
     bool streams = false;
 };
 
-// Kernels for elements of type T whose running values are of type State (T, or Compensated<T>).
+// What a chunk scanned before its base is known keeps of its outputs (scan_local, rebase): the elements, or a widened
+// sum's double-precision states, which rounded to the element would make each output of a long line rounded twice.
+template <class T, class State>
+using LocalOf = typename std::conditional<std::is_same<State, Compensated<T>>::value, T, State>::type;
+
+// Kernels for elements of type T whose running values are of type State (T, a wider T, or Compensated<T>).
 template <class T, class State>
 struct TypedKernels {
+    using Local = LocalOf<T, State>;
     // Scans n contiguous elements (in increasing order, or decreasing for the reverse variant, from the end of the
     // range). out may equal in. Updates st.
     using scan_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive);
-    // out = base op in, elementwise: puts an earlier chunks' total in front of a chunk scanned on its own. Null
+    // scan, for a chunk scanned on its own, into a buffer of its local outputs.
+    using scan_local_fn = void (*)(const T* in, Local* local, std::ptrdiff_t n, ScanState<State>& st, bool exclusive);
+    // out = base op local, elementwise: puts an earlier chunks' total in front of a chunk scanned on its own. Null
     // where `total` is set: those chunks are scanned from their base instead. `streams`: as ScanState's.
-    using rebase_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, State base, bool streams);
+    using rebase_fn = void (*)(const Local* local, T* out, std::ptrdiff_t n, State base, bool streams);
     // Scans `rows` whole lines of n contiguous elements (n within one chunk); rows are byte strides apart.
     using rows_fn = void (*)(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows, std::ptrdiff_t in_stride,
                              std::ptrdiff_t out_stride, bool exclusive, bool streams);
@@ -101,6 +110,7 @@ struct TypedKernels {
                                   bool exclusive);
 
     scan_fn scan[2];  // [reverse]
+    scan_local_fn scan_local[2];  // [reverse]
     rebase_fn rebase;
     rows_fn rows[2];  // [reverse]
     combine_fn combine[2];     // [descending: walks the row from its end]

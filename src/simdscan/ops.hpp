@@ -338,6 +338,26 @@ template <class T>
 using CompensatedOp = typename std::conditional<std::is_same<CompensatedState<T>, Compensated<T>>::value,
                                                 CompensatedSummation, WidenedSummation>::type;
 
+// A scalar state as a stored value of type X: the state itself where X is the state's type (a widened sum's local
+// output, TypedKernels::Local), else lowered and converted to X.
+template <class Op, class X, class State>
+X output_of(const State& state) {
+    if constexpr (std::is_same<X, State>::value) {
+        return state;
+    } else {
+        return X(Op::lower(state));
+    }
+}
+// A local output (TypedKernels::Local) as a state again.
+template <class Op, class State, class Local>
+State state_of(const Local& local) {
+    if constexpr (std::is_same<Local, State>::value) {
+        return local;
+    } else {
+        return Op::lift(local);
+    }
+}
+
 }  // namespace SIMDSCAN_TIER
 }  // namespace detail
 }  // namespace simdscan

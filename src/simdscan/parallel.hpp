@@ -112,7 +112,7 @@ void scan_line_parallel(const TypedKernels<C, State>& kernels, std::ptrdiff_t n,
     std::atomic<std::ptrdiff_t> next{0};
     parallel_for(threads, threads, [&](std::size_t) {
         auto engine = make_engine();
-        C* local = thread_scratch<C>(chunks.size);
+        auto* local = thread_scratch<typename TypedKernels<C, State>::Local>(chunks.size);
         for (std::ptrdiff_t k = next.fetch_add(1); k < count; k = next.fetch_add(1)) {
             const bool by_total = kernels.total[0] != nullptr;
             if (!by_total && (k == 0 || ready[std::size_t(k - 1)].load(std::memory_order_acquire))) {
@@ -132,19 +132,19 @@ void scan_line_parallel(const TypedKernels<C, State>& kernels, std::ptrdiff_t n,
                 engine.scan_local(in, local, chunks.begin(k), chunks.length(k), st);
             }
             const State own = st.local;  // the chunk's total
-            const State* base = nullptr;
+            State base = kernels.neutral;  // the op of the earlier chunks' totals
             if (k == 0) {
                 published[0] = own;
             } else {
                 while (!ready[std::size_t(k - 1)].load(std::memory_order_acquire)) {
                     std::this_thread::yield();
                 }
-                base = &published[std::size_t(k - 1)];
-                published[std::size_t(k)] = kernels.apply(*base, own);
+                base = published[std::size_t(k - 1)];
+                published[std::size_t(k)] = kernels.apply(base, own);
             }
             ready[std::size_t(k)].store(true, std::memory_order_release);
             if (by_total) {
-                st.local = base != nullptr ? *base : kernels.neutral;
+                st.local = base;
                 engine.scan(in, out, chunks.begin(k), chunks.length(k), st);
             } else {
                 engine.store_based(local, out, chunks.begin(k), chunks.length(k), base);

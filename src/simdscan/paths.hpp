@@ -39,6 +39,7 @@ struct Job {
 // Direct path engine: the kernels run on the arrays, in scan order given by the sign of the step.
 template <class S, class C, class State>
 struct DirectEngine {
+    using Local = typename TypedKernels<C, State>::Local;
     const Job<S, C, State>& job;
 
     // The memory order of scan positions [begin, begin + length) starts at scan position `first`.
@@ -52,22 +53,19 @@ struct DirectEngine {
                                                reinterpret_cast<C*>(out + at * job.plan.out_step), length, st,
                                                job.exclusive);
     }
-    void scan_local(const char* in, C* local, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<State>& st) {
+    void scan_local(const char* in, Local* local, std::ptrdiff_t begin, std::ptrdiff_t length,
+                    ScanState<State>& st) {
         const std::ptrdiff_t at = first(begin, length);
-        job.kernels.scan[job.plan.in_step < 0](reinterpret_cast<const C*>(in + at * job.plan.in_step), local,
-                                               length, st, job.exclusive);
+        job.kernels.scan_local[job.plan.in_step < 0](reinterpret_cast<const C*>(in + at * job.plan.in_step), local,
+                                                     length, st, job.exclusive);
     }
     State total(const char* in, std::ptrdiff_t begin, std::ptrdiff_t length) const {
         return job.kernels.total[job.plan.in_step < 0](
             reinterpret_cast<const C*>(in + first(begin, length) * job.plan.in_step), length);
     }
-    void store_based(const C* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, const State* base) {
-        C* to = reinterpret_cast<C*>(out + first(begin, length) * job.plan.out_step);
-        if (base != nullptr) {
-            job.kernels.rebase(local, to, length, *base, job.streams());
-        } else {
-            std::memcpy(to, local, std::size_t(length) * sizeof(C));
-        }
+    void store_based(const Local* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, State base) {
+        job.kernels.rebase(local, reinterpret_cast<C*>(out + first(begin, length) * job.plan.out_step), length, base,
+                           job.streams());
     }
 };
 
@@ -75,6 +73,7 @@ struct DirectEngine {
 template <class S, class C, class State>
 class LineBuffers {
 public:
+    using Local = typename TypedKernels<C, State>::Local;
     explicit LineBuffers(const Job<S, C, State>& job)
         : job_(job), staging_(job.plan, job.table), scan_half_(packed_half_scan(job.plan, job.kernels)) {}
 
@@ -97,10 +96,11 @@ public:
 
     // The two halves of scan() for a chunk scanned before its base is known: the chunk on its own into `local`
     // (scan order), then base op local stored to the output.
-    void scan_local(const char* in, C* local, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<State>& st) {
+    void scan_local(const char* in, Local* local, std::ptrdiff_t begin, std::ptrdiff_t length,
+                    ScanState<State>& st) {
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
-            job_.kernels.scan[0](load(in, begin + done, count), local + done, count, st, job_.exclusive);
+            job_.kernels.scan_local[0](load(in, begin + done, count), local + done, count, st, job_.exclusive);
         }
     }
 
@@ -115,14 +115,10 @@ public:
         return result;
     }
 
-    void store_based(const C* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, const State* base) {
+    void store_based(const Local* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, State base) {
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
-            if (base != nullptr) {
-                job_.kernels.rebase(local + done, staging_.values(), count, *base, false);
-            } else {
-                std::memcpy(staging_.values(), local + done, std::size_t(count) * sizeof(C));
-            }
+            job_.kernels.rebase(local + done, staging_.values(), count, base, false);
             store(out, begin + done, count);
         }
     }

@@ -55,6 +55,7 @@ struct ArrayElements {
 };
 template <class T, bool Streams = false>
 struct ArrayOutputs {
+    using value_type = T;  // what one() takes
     T* out;  // Streams: the vectors past the caches, out + at aligned for them (aligning_head)
 
     template <class B>
@@ -81,6 +82,7 @@ template <class A, class T, bool Reverse>
 class RealignedOutputs {
 public:
     using B = xsimd::batch<T, A>;
+    using value_type = T;  // what one() takes
     explicit RealignedOutputs(T* out) : out_(out) {}
 
     void vector(std::ptrdiff_t at, const B& values) {
@@ -149,14 +151,14 @@ constexpr bool streams_lines() {
 }
 
 template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, bool Streams = false,
-          bool Prefetches = true, class State>
-State scan_steps(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
+          bool Prefetches = true, class State, class O>
+State scan_steps(const T* in, O* out, std::ptrdiff_t n, State base, State carry) {
     const ArrayElements<T, Prefetches> elements{in};
     if constexpr (Streams && std::is_floating_point<T>::value) {
         return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(elements, RealignedOutputs<A, T, Reverse>{out}, n,
                                                                  base, carry);
     } else {
-        return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(elements, ArrayOutputs<T, Streams>{out}, n, base,
+        return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(elements, ArrayOutputs<O, Streams>{out}, n, base,
                                                                  carry);
     }
 }
@@ -225,8 +227,8 @@ double scan_log_sum_exp_span(const T* in, T* out, std::ptrdiff_t n, ScanState<do
 // The modes are template parameters so that the loop carries no branch and no reload of the caller's state.
 // Streams: ArrayOutputs'.
 template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, bool Streams = false,
-          class State = typename Op::template state<T>>
-State scan_span(const T* in, T* out, std::ptrdiff_t n, State base, State carry) {
+          class State = typename Op::template state<T>, class O>
+State scan_span(const T* in, O* out, std::ptrdiff_t n, State base, State carry) {
     std::ptrdiff_t done = 0;
     if constexpr (is_vectorized<A, T>() && std::is_floating_point<T>::value &&
                   (std::is_same<Op, Maximum>::value || std::is_same<Op, Minimum>::value)) {
@@ -312,8 +314,8 @@ State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, St
                 running = apply_between_vectors<A, Op>(running, total);
             }
             if constexpr (HasBase) {
-                // As the element stored by a chunk scanned before its base was known, then rebased.
-                result = Op::lower(Op::apply(base_lanes, Op::lift(rounded_to_element<T>(result))));
+                // As the local output kept by a chunk scanned before its base was known, then rebased.
+                result = Op::lower(Op::apply(base_lanes, Op::lift(rounded_to_element<LocalOf<T, State>>(result))));
             }
             outputs.vector(at, result);
         }
@@ -322,22 +324,24 @@ State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, St
         }
         finish_vectors(outputs, 0);
     }
+    using Output = typename Outputs::value_type;
     for (; done < n; ++done) {
         const std::ptrdiff_t at = Reverse ? n - 1 - done : done;
         const State next = Op::apply(carry, Op::lift(Op::admit(elements.one(at))));
-        T result = T(Op::lower(Exclusive ? carry : next));
         if constexpr (HasBase) {
-            result = T(Op::lower(Op::apply(base, Op::lift(result))));
+            const auto local = output_of<Op, LocalOf<T, State>>(Exclusive ? carry : next);
+            outputs.one(at, Output(Op::lower(Op::apply(base, state_of<Op, State>(local)))));
+        } else {
+            outputs.one(at, output_of<Op, Output>(Exclusive ? carry : next));
         }
-        outputs.one(at, result);
         carry = next;
     }
     return carry;
 }
 
 // scan_span from st; where st.streams, past the caches (streams_lines).
-template <class A, class T, class Op, bool Reverse, bool Exclusive, class State>
-State scan_span_of(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st) {
+template <class A, class T, class Op, bool Reverse, bool Exclusive, class State, class O>
+State scan_span_of(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st) {
     if constexpr (scans_from_base<Op>()) {
         return scan_log_sum_exp_span<A, T, Reverse, Exclusive>(in, out, n, st);
     } else {
@@ -350,7 +354,9 @@ State scan_span_of(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st) 
         };
         // (The direct path's arrays are aligned to their element; a streaming store elsewhere would fault.)
         const bool element_aligned = reinterpret_cast<std::uintptr_t>(out) % alignof(T) == 0;
-        const bool streams = streams_lines<A, T, Op>() && st.streams && element_aligned;
+        // (A chunk's local outputs go to a buffer of its own, never streamed.)
+        constexpr bool may_stream = streams_lines<A, T, Op>() && std::is_same<O, T>::value;
+        const bool streams = may_stream && st.streams && element_aligned;
         std::ptrdiff_t head = 0;
         if constexpr (is_vectorized<A, T>() && (std::is_integral<T>::value || is_extremum<Op>())) {
             // Exact ops start their vectors where out is aligned, which streaming stores need and which splits no
@@ -362,7 +368,7 @@ State scan_span_of(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st) 
             }
         }
         const State carry = head > 0 ? span(Reverse ? n - head : 0, head, st.local, std::false_type{}) : st.local;
-        if constexpr (streams_lines<A, T, Op>()) {
+        if constexpr (may_stream) {
             if (streams) {
                 const State last = span(Reverse ? 0 : head, n - head, carry, std::true_type{});
                 Lanes<A>::finish_streaming();
@@ -373,8 +379,9 @@ State scan_span_of(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st) 
     }
 }
 
-template <class A, class T, class Op, bool Reverse, class State = typename Op::template state<T>>
-void scan_line(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive) {
+// O: T, or for TypedKernels::scan_local, its Local.
+template <class A, class T, class Op, bool Reverse, class O = T, class State = typename Op::template state<T>>
+void scan_line(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive) {
     if (n == 0) {
         return;
     }
@@ -391,8 +398,10 @@ void scan_line(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st, bool
 }
 
 template <class A, class T, class Op, class State = typename Op::template state<T>>
-void rebase(const T* in, T* out, std::ptrdiff_t n, State base, bool streams) {
-    const auto element = [&](std::ptrdiff_t i) { out[i] = T(Op::lower(Op::apply(base, Op::lift(in[i])))); };
+void rebase(const LocalOf<T, State>* in, T* out, std::ptrdiff_t n, State base, bool streams) {
+    const auto element = [&](std::ptrdiff_t i) {
+        out[i] = T(Op::lower(Op::apply(base, state_of<Op, State>(in[i]))));
+    };
     std::ptrdiff_t i = 0;
     if constexpr (is_vectorized<A, T>()) {
         using B = typename Op::template vector<T, A>;

@@ -22,8 +22,12 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     k.scan[0] = &scan_line<A, T, Op, false>;
     k.scan[1] = &scan_line<A, T, Op, true>;
     if constexpr (scans_from_base<Op>()) {
+        k.scan_local[0] = k.scan_local[1] = nullptr;
         k.rebase = nullptr;
     } else {
+        using Local = LocalOf<T, typename Op::template state<T>>;
+        k.scan_local[0] = &scan_line<A, T, Op, false, Local>;
+        k.scan_local[1] = &scan_line<A, T, Op, true, Local>;
         k.rebase = &rebase<A, T, Op>;
     }
     k.rows[0] = &scan_rows<A, T, Op, false>;

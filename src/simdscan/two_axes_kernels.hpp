@@ -55,6 +55,7 @@ struct ColumnStepElements {
 // The row first: its scan's outputs go through the step on their way to the output row.
 template <class T, class Op>
 struct ColumnStepOutputs {
+    using value_type = T;  // what one() takes
     T* out;
     ColumnStep<T, Op> step;
 
