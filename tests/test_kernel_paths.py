@@ -83,15 +83,17 @@ def test_staged_outer_float16_rows_wider_than_a_staging_block():
     assert simdscan.cumsum(a[:, ::-1], axis=0).tobytes() == expected[:, ::-1].tobytes()
 
 
-@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("op, flags", [("cumsum", {}), ("cumprod", {}), ("cumsum", {"compensated": True})],
+                         ids=["cumsum", "cumprod", "cumsum-compensated"])
 @pytest.mark.parametrize("length", [15, 1000, 2048 + 7, 2 * 65536 + 33])
-def test_packed_float16_lines_match_staged_ones(op, length):
+def test_packed_float16_lines_match_staged_ones(op, flags, length):
     # A packed float16 line converts in registers; a strided one goes through staging's buffer: the same float32
-    # arithmetic, so the same bits (lines over 65536 elements cross a chunk).
+    # (compensated: float64) arithmetic, so the same bits (lines over 65536 elements cross a chunk).
     rng = np.random.default_rng(length)
     packed = make_data(rng, (3, length), np.dtype(np.float16), op)
     strided = np.repeat(packed, 2, axis=1)[:, ::2]
-    for options in ({}, {"exclusive": True}, {"direction": "decreasing"}, {"direction": "decreasing", "exclusive": True}):
+    for mode in ({}, {"exclusive": True}, {"direction": "decreasing"}, {"direction": "decreasing", "exclusive": True}):
+        options = {**mode, **flags}
         expected = getattr(simdscan, op)(strided, axis=1, **options)
         check_scan(expected, op, packed, axis=1, decreasing="direction" in options, exclusive="exclusive" in options)
         assert getattr(simdscan, op)(packed, axis=1, **options).tobytes() == expected.tobytes()

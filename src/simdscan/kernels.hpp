@@ -104,8 +104,8 @@ struct TypedKernels {
     // row's scan and its step along the column (from and into `carry`, n running values), into out.
     using two_axes_row_fn = void (*)(const T* in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
                                      bool column_exclusive, bool identity_row);
-    // float32 sums and products only (null otherwise): scan, for n contiguous float16 elements (their bits) converted
-    // to float32 and back in registers.
+    // float32 sums (compensated too) and products only (null otherwise): scan, for n contiguous float16 elements
+    // (their bits) converted to float32 (a compensated sum: float64) and back in registers.
     using scan_half_fn = void (*)(const std::uint16_t* in, std::uint16_t* out, std::ptrdiff_t n, ScanState<State>& st,
                                   bool exclusive);
 

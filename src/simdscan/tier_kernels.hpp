@@ -62,8 +62,8 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     } else {
         k.two_axes_row[0][0] = k.two_axes_row[0][1] = k.two_axes_row[1][0] = k.two_axes_row[1][1] = nullptr;
     }
-    if constexpr (std::is_same<T, float>::value &&
-                  (std::is_same<Op, Summation>::value || std::is_same<Op, Product>::value)) {
+    if constexpr (std::is_same<T, float>::value && (std::is_same<Op, Summation>::value || std::is_same<Op, Product>::value ||
+                                                    std::is_same<Op, WidenedSummation>::value)) {
         k.scan_half[0] = &scan_half_line<A, Op, false>;
         k.scan_half[1] = &scan_half_line<A, Op, true>;
     } else {

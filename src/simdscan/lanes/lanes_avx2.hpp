@@ -105,6 +105,12 @@ struct Lanes<xsimd::avx2> : FusedLanes<xsimd::avx2, Lanes<xsimd::avx2>> {
     static void store_halves(std::uint16_t* p, const batch<float>& x) {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
     }
+    static batch<double> load_halves_widened(const std::uint16_t* p) {
+        return _mm256_cvtps_pd(_mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+    }
+    static void store_halves_narrowed(std::uint16_t* p, const batch<double>& x) {
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_cvtps_ph(_mm256_cvtpd_ps(x), _MM_FROUND_TO_NEAREST_INT));
+    }
 };
 
 }  // namespace simdscan::detail::SIMDSCAN_TIER

@@ -96,6 +96,12 @@ struct Lanes<xsimd::avx512bw> : FusedLanes<xsimd::avx512bw, Lanes<xsimd::avx512b
     static void store_halves(std::uint16_t* p, const batch<float>& x) {
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
     }
+    static batch<double> load_halves_widened(const std::uint16_t* p) {
+        return _mm512_cvtps_pd(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+    }
+    static void store_halves_narrowed(std::uint16_t* p, const batch<double>& x) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(_mm512_cvtpd_ps(x), _MM_FROUND_TO_NEAREST_INT));
+    }
 };
 
 }  // namespace simdscan::detail::SIMDSCAN_TIER

@@ -105,6 +105,22 @@ struct GenericLanes {
         x.store_aligned(values);
         float_to_half(values, p, std::ptrdiff_t(batch<float>::size));
     }
+    // The same for a float64 register's worth (a widened sum's), narrowed through float32 as a staged line's
+    // narrowing store and conversion round it.
+    static batch<double> load_halves_widened(const std::uint16_t* p) {
+        alignas(A::alignment()) double values[batch<double>::size];
+        for (std::size_t i = 0; i < batch<double>::size; ++i) {
+            values[i] = half_bits_to_float(p[i]);
+        }
+        return batch<double>::load_aligned(values);
+    }
+    static void store_halves_narrowed(std::uint16_t* p, const batch<double>& x) {
+        alignas(A::alignment()) double values[batch<double>::size];
+        x.store_aligned(values);
+        for (std::size_t i = 0; i < batch<double>::size; ++i) {
+            p[i] = float_to_half_bits(float(values[i]));
+        }
+    }
 
     // n float16 values (their bits) to float32 and back, one at a time.
     static void half_to_float(const std::uint16_t* in, float* out, std::ptrdiff_t n) {
