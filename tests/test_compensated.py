@@ -90,6 +90,24 @@ def test_ones_do_not_stall():
     np.testing.assert_array_equal(r[::4097], np.arange(1, 2**25 + 1, 4097, dtype=np.float64).astype(np.float32))
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("direction", ["increasing", "decreasing"])
+def test_float32_lines_longer_than_a_chunk_round_once(direction, threads):
+    """float32 chunks keep their local sums in double precision: every output of a line over many chunks is the
+    double-precision prefix rounded once, within u * S of the exact S (uniform [0, 1) values, so S = sum|x|), plus the
+    double sum's own error; with the local sum rounded to float32 too, outputs reached 1.2 u."""
+    x = np.random.default_rng(11).random(10**6, dtype=np.float32)
+    before = simdscan.get_num_threads()
+    try:
+        simdscan.set_num_threads(threads)
+        got = simdscan.cumsum(x, direction=direction, compensated=True)
+    finally:
+        simdscan.set_num_threads(before)
+    exact = directional(np.cumsum, x, 0, direction == "decreasing", False, 0, dtype=np.longdouble)
+    relative_error = np.abs(got.astype(np.longdouble) - exact) / exact
+    assert np.max(relative_error) <= 2.0**-24 + x.size * 2.0**-52, np.max(relative_error) / 2.0**-24
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_hundred_times_more_accurate_than_numpy(dtype):

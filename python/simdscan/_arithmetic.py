@@ -77,7 +77,7 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
         O(m*u**2) term): its accuracy no longer degrades with the length of the axis, where the plain scan's
         bound is m*u*sum|x_j|. Every layout, direction and mode is compensated and vectorized (complex sums run
         scalar, as in the plain scan); float16, float32 and complex64 accumulate in double precision. Integer
-        sums are exact already: the flag changes nothing for them. Costs about 2-2.5x (float32) to 4x (float64) the
+        sums are exact already: the flag changes nothing for them. Costs about 2x (float32) to 4x (float64) the
         plain scan's time, in cache or out: the compensated kernels are compute-bound (see the README's
         benchmark).
 
