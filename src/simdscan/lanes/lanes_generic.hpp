@@ -108,18 +108,14 @@ struct GenericLanes {
     // The same for a float64 register's worth (a widened sum's), narrowed through float32 as a staged line's
     // narrowing store and conversion round it.
     static batch<double> load_halves_widened(const std::uint16_t* p) {
-        alignas(A::alignment()) double values[batch<double>::size];
-        for (std::size_t i = 0; i < batch<double>::size; ++i) {
-            values[i] = half_bits_to_float(p[i]);
-        }
-        return batch<double>::load_aligned(values);
+        float values[batch<double>::size];
+        half_to_float(p, values, std::ptrdiff_t(batch<double>::size));
+        return load_widened(values);
     }
     static void store_halves_narrowed(std::uint16_t* p, const batch<double>& x) {
-        alignas(A::alignment()) double values[batch<double>::size];
-        x.store_aligned(values);
-        for (std::size_t i = 0; i < batch<double>::size; ++i) {
-            p[i] = float_to_half_bits(float(values[i]));
-        }
+        float values[batch<double>::size];
+        store_narrowed(values, x);
+        float_to_half(values, p, std::ptrdiff_t(batch<double>::size));
     }
 
     // n float16 values (their bits) to float32 and back, one at a time.
