@@ -51,12 +51,15 @@ def test_plain_scan_misses_the_bound(rng):
         check_compensated(simdscan.cumsum(base), base, 0)
 
 
-@pytest.mark.parametrize("layout", ["line", "outer"])
+@pytest.mark.parametrize("layout", ["line", "strided line", "outer"])
 @pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
 def test_threads_give_identical_results(rng, dtype, layout):
-    """A line split over threads (chained chunks) and rows split in slabs: the same bits as one thread."""
-    shape = (400_000,) if layout == "line" else (500, 1200)
+    """A line split over threads (chained chunks, scanned on the arrays or through staging's buffer) and rows split
+    in slabs: the same bits as one thread."""
+    shape = {"line": (400_000,), "strided line": (800_000,), "outer": (500, 1200)}[layout]
     base = spread_values(rng, shape, dtype)
+    if layout == "strided line":
+        base = base[::2]  # staged, its chunks' local sums kept in a thread's buffer until their base is known
     results = []
     before = simdscan.get_num_threads()
     try:
@@ -70,7 +73,7 @@ def test_threads_give_identical_results(rng, dtype, layout):
         simdscan.set_num_threads(before)
     for k in range(4, len(results)):
         np.testing.assert_array_equal(results[k], results[k % 4])
-    if layout == "line":
+    if layout != "outer":
         check_compensated(results[0], base, 0)
 
 
