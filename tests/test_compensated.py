@@ -51,6 +51,7 @@ def test_plain_scan_misses_the_bound(rng):
         check_compensated(simdscan.cumsum(base), base, 0)
 
 
+@pytest.mark.usefixtures("restore_thread_count")
 @pytest.mark.parametrize("layout", ["line", "strided line", "outer"])
 @pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
 def test_threads_give_identical_results(rng, dtype, layout):
@@ -61,16 +62,11 @@ def test_threads_give_identical_results(rng, dtype, layout):
     if layout == "strided line":
         base = base[::2]  # staged, its chunks' local sums kept in a thread's buffer until their base is known
     results = []
-    before = simdscan.get_num_threads()
-    try:
-        for threads in (1, 2, 3):
-            simdscan.set_num_threads(threads)
-            for direction in ("increasing", "decreasing"):
-                for exclusive in (False, True):
-                    results.append(simdscan.cumsum(base, 0, direction=direction, exclusive=exclusive,
-                                                   compensated=True))
-    finally:
-        simdscan.set_num_threads(before)
+    for threads in (1, 2, 3):
+        simdscan.set_num_threads(threads)
+        for direction in ("increasing", "decreasing"):
+            for exclusive in (False, True):
+                results.append(simdscan.cumsum(base, 0, direction=direction, exclusive=exclusive, compensated=True))
     for k in range(4, len(results)):
         np.testing.assert_array_equal(results[k], results[k % 4])
     if layout != "outer":
@@ -93,6 +89,7 @@ def test_ones_do_not_stall():
     np.testing.assert_array_equal(r[::4097], np.arange(1, 2**25 + 1, 4097, dtype=np.float64).astype(np.float32))
 
 
+@pytest.mark.usefixtures("restore_thread_count")
 @pytest.mark.parametrize("threads", [1, 3])
 @pytest.mark.parametrize("direction", ["increasing", "decreasing"])
 def test_float32_lines_longer_than_a_chunk_round_once(direction, threads):
@@ -100,12 +97,8 @@ def test_float32_lines_longer_than_a_chunk_round_once(direction, threads):
     double-precision prefix rounded once, within u * S of the exact S (uniform [0, 1) values, so S = sum|x|), plus the
     double sum's own error; with the local sum rounded to float32 too, outputs reached 1.2 u."""
     x = np.random.default_rng(11).random(10**6, dtype=np.float32)
-    before = simdscan.get_num_threads()
-    try:
-        simdscan.set_num_threads(threads)
-        got = simdscan.cumsum(x, direction=direction, compensated=True)
-    finally:
-        simdscan.set_num_threads(before)
+    simdscan.set_num_threads(threads)
+    got = simdscan.cumsum(x, direction=direction, compensated=True)
     exact = directional(np.cumsum, x, 0, direction == "decreasing", False, 0, dtype=np.longdouble)
     relative_error = np.abs(got.astype(np.longdouble) - exact) / exact
     assert np.max(relative_error) <= 2.0**-24 + x.size * 2.0**-52, np.max(relative_error) / 2.0**-24
