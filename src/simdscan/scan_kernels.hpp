@@ -189,7 +189,7 @@ bool has_nan(const T* p, std::ptrdiff_t n) {
 template <class A, class T, bool Reverse, bool Exclusive>
 double scan_log_sum_exp_span(const T* in, T* out, std::ptrdiff_t n, ScanState<double>& st) {
     constexpr std::ptrdiff_t block = log_sum_exp_block_elements<A, T>();
-    constexpr std::ptrdiff_t lanes = block / log_sum_exp_block_vectors;
+    constexpr std::ptrdiff_t lanes = std::ptrdiff_t(xsimd::batch<LogSumExpCompute<T>, A>::size);
     constexpr T minus_infinity = -std::numeric_limits<T>::infinity();
     double carry = st.local;
     BlocksSeen<LogSumExpCompute<T>> seen;
