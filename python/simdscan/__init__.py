@@ -27,7 +27,16 @@ from ._array_api import cumulative_prod, cumulative_sum
 from ._extrema import cummax, cummin, nancummax, nancummin
 from ._logsumexp import logcumsumexp
 from ._nan_skipping import nancumprod, nancumsum
-from ._runtime import Direction, configure_from_environment, get_num_threads, isa, set_num_threads, supported_isas
+from ._runtime import (
+    Direction,
+    configure_from_environment,
+    get_num_threads,
+    get_result_cache_size,
+    isa,
+    set_num_threads,
+    set_result_cache_size,
+    supported_isas,
+)
 
 __version__: str = _core.__version__
 
@@ -41,6 +50,7 @@ __all__ = [
     "cumulative_prod",
     "cumulative_sum",
     "get_num_threads",
+    "get_result_cache_size",
     "isa",
     "logcumsumexp",
     "nancummax",
@@ -48,13 +58,15 @@ __all__ = [
     "nancumprod",
     "nancumsum",
     "set_num_threads",
+    "set_result_cache_size",
     "supported_isas",
 ]
 
 # The public names are simdscan's wherever they are defined: help(), pickles and Sphinx name them so.
 for _public in (
-    Direction, cummax, cummin, cumprod, cumsum, cumulative_prod, cumulative_sum, get_num_threads, isa, logcumsumexp,
-    nancummax, nancummin, nancumprod, nancumsum, set_num_threads, supported_isas,
+    Direction, cummax, cummin, cumprod, cumsum, cumulative_prod, cumulative_sum, get_num_threads,
+    get_result_cache_size, isa, logcumsumexp, nancummax, nancummin, nancumprod, nancumsum, set_num_threads,
+    set_result_cache_size, supported_isas,
 ):
     _public.__module__ = __name__
 del _public

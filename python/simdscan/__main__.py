@@ -1,7 +1,7 @@
 """``python -m simdscan``: a short demonstration (``demo``, the default) or build facts (``info``).
 
     python -m simdscan                 # = demo: DirectML's examples, computed now
-    python -m simdscan info            # version, xsimd the build used, ISA tiers, threads
+    python -m simdscan info            # version, xsimd the build used, ISA tiers, threads, result cache
 
 The benchmark is no part of the package: it lives in benchmarks/ of the source tree (benchmarks/bench.py).
 """
@@ -82,7 +82,7 @@ def demo(args: Optional[argparse.Namespace] = None) -> int:
 
 def info(args: Optional[argparse.Namespace] = None) -> int:
     """Prints the version, the xsimd the extension was built with and where the build took it from (installed,
-    pythran or directory), the ISA tiers and the thread count.
+    pythran or directory), the ISA tiers, the thread count and the result cache's size.
 
     >>> info()  # doctest: +ELLIPSIS
     simdscan        0...
@@ -91,6 +91,7 @@ def info(args: Optional[argparse.Namespace] = None) -> int:
     supported ISAs  ...
     falling rows    ...
     threads         ...
+    result cache    ...
     0
     """
     print(f"simdscan        {simdscan.__version__}")
@@ -99,6 +100,7 @@ def info(args: Optional[argparse.Namespace] = None) -> int:
     print(f"supported ISAs  {', '.join(simdscan.supported_isas())}")
     print(f"falling rows    walked {_core.falling_row_walk()} (SIMDSCAN_ROW_WALK=down|up forces either)")
     print(f"threads         {simdscan.get_num_threads()}")
+    print(f"result cache    {simdscan.get_result_cache_size() / 2**20:g} MiB of freed results kept for new ones")
     return 0
 
 
@@ -121,7 +123,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     >>> main(["info"])  # doctest: +ELLIPSIS
     simdscan        ...
-    threads         ...
+    result cache    ...
     0
     """
     args = parser().parse_args(argv)

@@ -103,9 +103,7 @@ def _cumulative(
     else:
         if loop.kind != "b" and not _scannable(loop):
             raise TypeError(f"simdscan does not support dtype {loop}")
-        target = np.empty_like(x, dtype=loop, shape=tuple(shape))
-        if target.nbytes >= _core.fault_in_threshold_bytes:  # new: all the threads map its pages, as the scans'
-            _core.fault_in(target)
+        target = _core.new_result(x, loop, tuple(shape))
     if not _scannable(x.dtype):  # longdouble, object, ...: NumPy's (unsafe) cast to the loop's dtype first
         x = x.astype(loop)
 

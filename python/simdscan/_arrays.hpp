@@ -98,11 +98,10 @@ bool may_overlap(const py::array& a, const py::array& b) {
     return bounds_a.first < bounds_b.second && bounds_b.first < bounds_a.second;
 }
 
-// A new array in the input's memory order (NumPy's order='K'), so that input and result are walked together; C
-// order when the input has broadcast (zero-stride) axes.
-py::array new_like(const py::array& array, const py::dtype& dtype) {
+// A new array of `shape` (as many axes as the input's) in the input's memory order (NumPy's order='K'), so that
+// input and result are walked together; C order when the input has broadcast (zero-stride) axes.
+py::array new_like(const py::array& array, const py::dtype& dtype, const std::vector<py::ssize_t>& shape) {
     const py::ssize_t ndim = array.ndim();
-    std::vector<py::ssize_t> shape(array.shape(), array.shape() + ndim);
     std::vector<py::ssize_t> order(static_cast<std::size_t>(ndim));
     for (py::ssize_t d = 0; d < ndim; ++d) {
         order[std::size_t(d)] = d;
@@ -119,6 +118,10 @@ py::array new_like(const py::array& array, const py::dtype& dtype) {
         stride *= shape[std::size_t(*d)];
     }
     return py::array(dtype, shape, strides);
+}
+
+py::array new_like(const py::array& array, const py::dtype& dtype) {
+    return new_like(array, dtype, std::vector<py::ssize_t>(array.shape(), array.shape() + array.ndim()));
 }
 
 }  // namespace

@@ -6,12 +6,15 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <functional>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "_arrays.hpp"
+#include "_result_cache.hpp"
 #include "simdscan/dispatch.hpp"
 #include "simdscan/scan.hpp"
 
@@ -220,12 +223,21 @@ py::object cumulative(CumulativeOperator op, const py::object& a, const py::obje
         // Partial overlap: scan a private copy so that no write can clobber an input not yet read.
         array = array.attr("copy")();
     }
-    py::array result = have_out ? py::reinterpret_borrow<py::array>(out) : new_like(array, result_dtype);
-    // A handle, not a py::array: pybind11's default-constructed array allocates one, on every call.
-    py::object indices;
-    if (indexed) {
-        indices = !indices_out.is_none() ? indices_out : py::object(new_like(array, objects->intp));
+    // Handles, not py::arrays: pybind11's default-constructed array allocates one, on every call.
+    py::object result_handle = out;
+    py::object indices = indices_out;
+    {
+        const auto elements = std::size_t(array.size());
+        const CachedResults cached(std::max(have_out ? 0 : elements * std::size_t(result_dtype.itemsize()),
+                                            indexed && indices_out.is_none() ? elements * sizeof(py::ssize_t) : 0));
+        if (!have_out) {
+            result_handle = new_like(array, result_dtype);
+        }
+        if (indexed && indices_out.is_none()) {
+            indices = new_like(array, objects->intp);
+        }
     }
+    auto result = py::reinterpret_borrow<py::array>(result_handle);
 
     simdscan::CumulativeOperatorDesc desc;
     desc.op = op;
@@ -272,6 +284,7 @@ void initialise(const py::object& direction_type) {
         numpy.attr("cumsum")(numpy.attr("zeros")(1, py::arg("dtype") = "bool")).attr("dtype");
     objects = new PythonObjects{numpy.attr("ndarray"), numpy.attr("asarray"), axis_error, direction_type,
                                 direction_type.attr("DECREASING"), py::dtype(bool_result), py::dtype("intp")};
+    initialise_result_memory();
 }
 
 // The two scan entry points take positional arguments through METH_FASTCALL: pybind11's dispatcher (an argument
@@ -347,16 +360,36 @@ PYBIND11_MODULE(_core, m) {
     m.def("set_num_threads", &simdscan::set_num_threads, py::arg("n"));
     m.def("get_num_threads", &simdscan::get_num_threads);
     m.def(
-        "fault_in",
-        [](py::array array) {
-            void* data = array.mutable_data();  // raises for a read-only array
-            const auto bytes = std::size_t(array.nbytes());
+        "new_result",
+        [](const py::array& prototype, const py::dtype& dtype, const std::vector<py::ssize_t>& shape) {
+            py::array result = [&] {
+                const CachedResults cached(std::size_t(dtype.itemsize()) *
+                                           std::size_t(std::accumulate(shape.begin(), shape.end(), py::ssize_t(1),
+                                                                       std::multiplies<>())));
+                return new_like(prototype, dtype, shape);
+            }();
+            void* data = result.mutable_data();
+            const auto bytes = std::size_t(result.nbytes());
             py::gil_scoped_release release;
-            simdscan::fault_in(data, bytes);
+            simdscan::fault_in(data, bytes);  // all the threads map its pages, as for the scans' own results
+            return result;
         },
-        py::arg("array"),
-        "Maps the pages of a new contiguous array made in Python (as the scans do for the results they make).");
-    m.attr("fault_in_threshold_bytes") = simdscan::fault_in_threshold_bytes;  // fault_in maps nothing smaller
+        py::arg("prototype"), py::arg("dtype"), py::arg("shape"),
+        "A new array of shape (as many axes as prototype's) in prototype's memory order, for a result made in "
+        "Python: large ones reuse the memory of freed results, as the scans' own do.");
+    m.def(
+        "set_result_cache_size",
+        [](std::size_t bytes) {
+            if (result_memory != nullptr) {
+                result_memory->cache.set_limit(bytes);
+            }
+        },
+        py::arg("nbytes"));
+    m.def("get_result_cache_size",
+          [] { return result_memory != nullptr ? result_memory->cache.limit() : std::size_t(0); });
+    m.def("result_cache_kept_bytes",
+          [] { return result_memory != nullptr ? result_memory->cache.kept_bytes() : std::size_t(0); },
+          "Bytes of freed results kept now.");
     m.attr("xsimd_version") = SIMDSCAN_XSIMD_VERSION;
     m.attr("xsimd_source") = SIMDSCAN_XSIMD_SOURCE;  // installed, pythran or directory (CMakeLists.txt)
     m.attr("__version__") = SIMDSCAN_VERSION;

@@ -1,4 +1,4 @@
-"""The run-time settings of simdscan: the scan direction's type, the ISA tier and the thread count."""
+"""The run-time settings of simdscan: the scan direction's type, the ISA tier, the thread count and the result cache."""
 
 from __future__ import annotations
 
@@ -125,6 +125,65 @@ def get_num_threads() -> int:
     return int(_core.get_num_threads())
 
 
+def set_result_cache_size(nbytes: int) -> None:
+    """Sets how many bytes of freed large results simdscan keeps, to give to new results of the same size.
+
+    The kernel zeroes every page it maps into a process anew: a new 400 MB result costs a scan into a given ``out``
+    and as much again (twice, on two threads). So when a large result array (32 MiB or more) that simdscan made is
+    freed, its memory is kept, up to ``nbytes`` in all, oldest given back first, and the next result of the same
+    size is made in it, already mapped. On Linux the kernel may take the kept pages back whenever memory runs
+    short (``MADV_FREE``); until then they count in the process's resident size. The results are ordinary arrays
+    that own their memory. The default is 1 GiB, or an eighth of the machine's memory where that is less (0, none,
+    off Linux), or ``SIMDSCAN_RESULT_CACHE_SIZE`` at import.
+
+    Parameters
+    ----------
+    nbytes : int
+        0 or more; 0 keeps nothing and gives back what is kept now, as a smaller value gives back the oldest.
+
+    Raises
+    ------
+    ValueError
+        ``nbytes`` is negative.
+    TypeError
+        ``nbytes`` is not an integer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import simdscan
+    >>> before = simdscan.get_result_cache_size()
+    >>> x = np.ones(10_000_000, dtype=np.float32)  # 40 MB
+    >>> address = simdscan.cumsum(x).ctypes.data  # the result is freed at once, its memory kept
+    >>> simdscan.cumsum(x).ctypes.data == address  # on Linux  # doctest: +SKIP
+    True
+    >>> simdscan.set_result_cache_size(0)  # gives it back
+    >>> simdscan.set_result_cache_size(before)
+    """
+    nbytes = operator.index(nbytes)
+    if nbytes < 0:
+        raise ValueError(f"the result cache size must be 0 or more bytes, got {nbytes}")
+    _core.set_result_cache_size(nbytes)
+
+
+def get_result_cache_size() -> int:
+    """How many bytes of freed large results simdscan may keep for new ones (see :func:`set_result_cache_size`).
+
+    Returns
+    -------
+    int
+        The value last set by :func:`set_result_cache_size` (or ``SIMDSCAN_RESULT_CACHE_SIZE`` at import); 0 when
+        another NumPy memory handler than the default one was in place at import, which then makes every array.
+
+    Examples
+    --------
+    >>> import simdscan
+    >>> simdscan.get_result_cache_size() >= 0
+    True
+    """
+    return int(_core.get_result_cache_size())
+
+
 def _apply_from_environment(variable: str, apply: Callable[[str], None]) -> None:
     """Applies the environment variable ``variable``, when set, with ``apply``; its ValueError becomes an ImportError
     naming the variable."""
@@ -140,3 +199,4 @@ def configure_from_environment() -> None:
     _apply_from_environment("SIMDSCAN_ISA", _core.select_isa)
     _apply_from_environment("SIMDSCAN_ROW_WALK", _core.select_falling_row_walk)
     _apply_from_environment("SIMDSCAN_NUM_THREADS", lambda threads: set_num_threads(int(threads)))
+    _apply_from_environment("SIMDSCAN_RESULT_CACHE_SIZE", lambda nbytes: set_result_cache_size(int(nbytes)))
