@@ -189,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
               + f", Python {platform.python_version()}, CPU: {cpu_model()}" + (", --quick" if args.quick else "")
               + time.strftime(", run %Y-%m-%d %H:%M UTC", time.gmtime()))
     note = (f"each time: best of {repeats} repeats of a loop of >= {min_s * 1e3:g} ms; X/copy = time / time of a "
-            f"single-threaded np.copyto(out, x) of the same array (x.copy() in the new result row), measured in the same "
+            f"single-threaded np.copyto(out, x) of the same array (x.copy() in the new result rows), measured in the same "
             f"pass (lower is better); "
             f"1T = 1 thread, allT = {all_threads} simdscan / {torch_all} torch threads")
 
