@@ -3,6 +3,7 @@
 NumPy's memory handler, resizing)."""
 
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -152,3 +153,18 @@ def test_invalid_size_environment_variable_fails_import(value):
     proc = run_python("import simdscan", SIMDSCAN_RESULT_CACHE_SIZE=value)
     assert proc.returncode > 0, f"import succeeded with SIMDSCAN_RESULT_CACHE_SIZE={value!r}"
     assert "ImportError" in proc.stderr and "SIMDSCAN_RESULT_CACHE_SIZE" in proc.stderr, proc.stderr
+
+
+def test_threads_making_and_freeing_results_at_once_get_their_own_values(cache_size):
+    simdscan.set_result_cache_size(1 << 30)
+    inputs = [_random(LARGE, seed=seed) for seed in range(4)]
+    expected = [np.cumsum(x, dtype=np.float32) for x in inputs]
+
+    def work(i):
+        for _ in range(5):  # each result freed before the next: the threads take each other's blocks
+            np.testing.assert_array_equal(simdscan.cumsum(inputs[i]), expected[i])
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(work, range(4)))
+    kept = _core.result_cache_kept_bytes()  # every block made, at most one per thread at a time, is back
+    assert kept % (LARGE * 4) == 0 and 0 < kept <= 4 * LARGE * 4
