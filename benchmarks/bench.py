@@ -40,7 +40,7 @@ import numpy as np
 
 import simdscan
 from chart import write_png
-from timing import run_workload
+from timing import result_cache_for, run_workload
 from workloads import WORKLOADS, load_torch
 
 DEFAULT_PNG = Path(__file__).with_name("results.png")
@@ -198,8 +198,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         for i, w in enumerate(todo, 1):
             progress.step(i, len(todo), w.label(args.quick))
-            results.append((w.label(args.quick), *run_workload(w, args.quick, repeats, min_s, all_threads, torch,
-                                                               torch_all, progress.note)))
+            with result_cache_for(w):
+                results.append((w.label(args.quick), *run_workload(w, args.quick, repeats, min_s, all_threads, torch,
+                                                                   torch_all, progress.note)))
             gc.collect()
     finally:
         progress.close()

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import math
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
@@ -57,6 +58,17 @@ def best_times(cands: list[Candidate], copy: Callable[[], object], repeats: int,
     return best
 
 
+@contextlib.contextmanager
+def result_cache_for(w: Workload) -> Iterator[None]:
+    """simdscan's result cache as the workload asks: as it is set, or off (kept_results=False)."""
+    kept = simdscan.get_result_cache_size()
+    simdscan.set_result_cache_size(kept if w.kept_results else 0)
+    try:
+        yield
+    finally:
+        simdscan.set_result_cache_size(kept)
+
+
 def run_workload(
     w: Workload,
     quick: bool,
@@ -68,24 +80,6 @@ def run_workload(
     note: Callable[[str], None] = lambda message: print(message, file=sys.stderr),
 ) -> tuple[int, dict[str, float], list[str]]:
     """Element count, best seconds per library (and "copy"), and the libraries whose result was wrong."""
-    kept = simdscan.get_result_cache_size()
-    simdscan.set_result_cache_size(kept if w.kept_results else 0)
-    try:
-        return _run_workload(w, quick, repeats, min_s, all_threads, torch, torch_all, note)
-    finally:
-        simdscan.set_result_cache_size(kept)
-
-
-def _run_workload(
-    w: Workload,
-    quick: bool,
-    repeats: int,
-    min_s: float,
-    all_threads: int,
-    torch: Any,
-    torch_all: Optional[int],
-    note: Callable[[str], None],
-) -> tuple[int, dict[str, float], list[str]]:
     shape = w.quick_shape if quick and w.quick_shape else w.shape
     x = make_input(w, shape)
     out, tmp = empty_output(x), empty_output(x)  # one `out` for every library and the copy
