@@ -132,7 +132,9 @@ def test_a_resized_result_goes_back_as_numpy_frees_it(cache_size):
     assert _core.result_cache_kept_bytes() == LARGE * 8
 
 
-@pytest.mark.parametrize("bad, error", [(-1, ValueError), (1.5, TypeError), ("1024", TypeError), (None, TypeError)])
+@pytest.mark.parametrize(
+    "bad, error", [(-1, ValueError), (1 << 64, ValueError), (1.5, TypeError), ("1024", TypeError), (None, TypeError)]
+)
 def test_bad_sizes_are_rejected_and_change_nothing(cache_size, bad, error):
     simdscan.set_result_cache_size(64 * MIB)
     with pytest.raises(error):
