@@ -109,7 +109,7 @@ def test_long_line_through_the_threaded_kernels(name):
 @pytest.mark.parametrize("name", sorted(OPS))
 @pytest.mark.parametrize("threads", (1, 2))
 def test_new_results_past_32_mib(name, threads, restore_thread_count):
-    # The result made here has its pages mapped by all the threads first (_core.fault_in): NumPy's values still.
+    # The result made here (_core.new_result) has its pages mapped by all the threads first: NumPy's values still.
     x = _data(name, (9_000_000,), "int32")  # 72 MB of int64 out (with the initial element)
     simdscan.set_num_threads(threads)
     for include_initial in (False, True):
