@@ -216,7 +216,14 @@ py::object cumulative(CumulativeOperator op, const py::object& a, const py::obje
             throw py::value_error("the indices' out overlaps the input or the values' out");
         }
     }
-    if (!native(array.dtype()).equal(result_dtype)) {
+    // An input whose every value the result's dtype holds is read as it is: the core converts it on the way, where
+    // astype would copy it first. Not into an out that overlaps it (written before the input is read) or is
+    // byte-swapped.
+    const bool widens = !array.dtype().equal(result_dtype) && is_native(array.dtype()) &&
+                        simdscan::widens_exactly(data_type_of(array.dtype()), data_type_of(result_dtype)) &&
+                        !(have_out && (!is_native(py::reinterpret_borrow<py::array>(out).dtype()) ||
+                                       may_overlap(array, py::reinterpret_borrow<py::array>(out))));
+    if (!native(array.dtype()).equal(result_dtype) && !widens) {
         array = array.attr("astype")(result_dtype);
     } else if (have_out && may_overlap(array, py::reinterpret_borrow<py::array>(out)) &&
                !same_view(array, py::reinterpret_borrow<py::array>(out))) {

@@ -10,6 +10,8 @@
 //                    the positions found from each block's inputs and running values;
 //  two axes        - a scan followed by another along a second axis: a plain sum with one of the two contiguous
 //                    row by row in one pass (two_axes_path.hpp), anything else as the two scans in turn.
+// An input of a narrower type than the output (widens_exactly) is converted row by row on the one-pass path, and
+// into the output before any other path scans that in place.
 #include <type_traits>
 
 #include "dispatch.hpp"
@@ -23,17 +25,19 @@
 namespace simdscan {
 namespace {
 
-// What runs a job: a plan along one axis, or a summed-area table's plan in one pass.
+// What runs a job: a plan along one axis, or a summed-area table's plan in one pass (with the converter of an input
+// that widens, else null).
 struct Route {
     const detail::Plan* plan;
     const detail::TwoAxesPlan* two_axes;
+    detail::WidenFn widen;
 };
 
 template <class S, class C, class State>
 void run_typed(const CumulativeOperatorDesc& desc, const Route& route, const detail::TypedKernels<C, State>& kernels) {
     if constexpr (std::is_same<State, C>::value) {
         if (route.two_axes != nullptr) {
-            return detail::run_two_axes(*route.two_axes, kernels);
+            return detail::run_two_axes(*route.two_axes, kernels, route.widen);
         }
     }
     detail::run_path(detail::Job<S, C, State>{*route.plan, kernels, desc.exclusive, detail::active_kernels()});
@@ -69,7 +73,7 @@ void run_extremum(const CumulativeOperatorDesc& desc, const Route& route) {
         }
     }
     detail::TypedKernels<C, C> kernels = (maximum ? table.maximum : table.minimum).template get<C>();
-    if (desc.input.data_type == DataType::boolean) {
+    if (desc.output.data_type == DataType::boolean) {
         kernels.identity = maximum ? C(0) : C(1);  // false and true, not the byte's extremes
     }
     if (desc.indices.data != nullptr) {
@@ -80,7 +84,7 @@ void run_extremum(const CumulativeOperatorDesc& desc, const Route& route) {
 }
 
 void run(const CumulativeOperatorDesc& desc, const Route& route) {
-    detail::visit_element_types(desc.input.data_type, [&](auto types) {
+    detail::visit_element_types(desc.output.data_type, [&](auto types) {
         using S = typename decltype(types)::Stored;
         using C = typename decltype(types)::Compute;
         using O = typename decltype(types)::Ordered;
@@ -99,6 +103,32 @@ void run(const CumulativeOperatorDesc& desc, const Route& route) {
     });
 }
 
+// The input converted into the output, line by line along the output's innermost axis, on execute's threads.
+void widen_into_output(const CumulativeOperatorDesc& desc, detail::WidenFn widen) {
+    CumulativeOperatorDesc lines = desc;
+    lines.direction = AxisDirection::increasing;
+    lines.indices = TensorView{};
+    const auto magnitude = [](std::ptrdiff_t stride) { return stride < 0 ? -stride : stride; };
+    for (std::size_t d = 0; d < desc.output.sizes.size(); ++d) {
+        if (desc.output.sizes[d] > 1 && (desc.output.sizes[lines.axis] == 1 ||
+                                         magnitude(desc.output.byte_strides[d]) <
+                                             magnitude(desc.output.byte_strides[lines.axis]))) {
+            lines.axis = d;
+        }
+    }
+    const detail::Plan plan = detail::make_plan(lines);
+    const detail::Dim inner = detail::innermost(plan);
+    const std::ptrdiff_t bytes = plan.lines * plan.n * std::ptrdiff_t(element_size(desc.output.data_type));
+    detail::parallel_ranges(plan.lines, detail::threads_for(bytes), [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+        detail::for_each_run(plan.others, begin, end, [&](const detail::LineOffsets& first, std::ptrdiff_t count) {
+            for (std::ptrdiff_t i = 0; i < count; ++i) {
+                widen(plan.in + first.in + i * inner.in_stride, plan.in_step, plan.out + first.out + i * inner.out_stride,
+                      plan.out_step, plan.n);
+            }
+        });
+    });
+}
+
 }  // namespace
 
 void execute(const CumulativeOperatorDesc& desc) {
@@ -108,12 +138,25 @@ void execute(const CumulativeOperatorDesc& desc) {
             return;
         }
     }
+    if (desc.input.data_type != desc.output.data_type) {
+        const detail::WidenFn widen =
+            detail::active_kernels().widen[std::size_t(desc.input.data_type)][std::size_t(desc.output.data_type)];
+        if (desc.then) {
+            if (const auto two_axes = detail::make_two_axes_plan(desc)) {
+                return run(desc, Route{nullptr, &*two_axes, widen});
+            }
+        }
+        widen_into_output(desc, widen);
+        CumulativeOperatorDesc in_place = desc;
+        in_place.input = desc.output;
+        return execute(in_place);
+    }
     if (!desc.then) {
         const detail::Plan plan = detail::make_plan(desc);
-        return run(desc, Route{&plan, nullptr});
+        return run(desc, Route{&plan, nullptr, nullptr});
     }
     if (const auto two_axes = detail::make_two_axes_plan(desc)) {
-        return run(desc, Route{nullptr, &*two_axes});
+        return run(desc, Route{nullptr, &*two_axes, nullptr});
     }
     CumulativeOperatorDesc first = desc;
     first.then.reset();

@@ -9,6 +9,18 @@
 namespace simdscan {
 namespace detail {
 
+constexpr std::size_t data_type_count = 14;  // scan.hpp's DataType values, 0 to 13
+
+// Converts n elements `in_step` bytes apart to a type that holds each exactly, stored `out_step` bytes apart; any
+// alignment.
+using WidenFn = void (*)(const char* in, std::ptrdiff_t in_step, char* out, std::ptrdiff_t out_step, std::ptrdiff_t n);
+
+// How a row's elements are stored: as the kernel's own type (widen null), or as a narrower one of in_size bytes.
+struct RowWidening {
+    WidenFn widen;
+    std::ptrdiff_t in_size;
+};
+
 // A running sum with the rounding error its additions dropped (Neumaier's compensation): sum + error is the exact
 // running sum up to O(n u^2). T is an element type or an xsimd batch of them.
 template <class T>
@@ -101,9 +113,10 @@ struct TypedKernels {
     using total_fn = State (*)(const T* in, std::ptrdiff_t n);
 
     // Summation only (null otherwise): one row of n contiguous elements of a summed-area table in one pass, the
-    // row's scan and its step along the column (from and into `carry`, n running values), into out.
-    using two_axes_row_fn = void (*)(const T* in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
-                                     bool column_exclusive, bool identity_row);
+    // row's scan and its step along the column (from and into `carry`, n running values), into out. The row's
+    // elements are T's, or a narrower type's that `widening` converts.
+    using two_axes_row_fn = void (*)(const char* in, const RowWidening& widening, T* carry, T* out, std::ptrdiff_t n,
+                                     bool row_exclusive, bool column_exclusive, bool identity_row);
     // float32 sums (compensated too) and products only (null otherwise): scan, for n contiguous float16 elements
     // (their bits) converted to float32 (a compensated sum: float64) and back in registers.
     using scan_half_fn = void (*)(const std::uint16_t* in, std::uint16_t* out, std::ptrdiff_t n, ScanState<State>& st,
@@ -163,6 +176,8 @@ struct KernelTable {
     LogSumExpKernels log_sum_exp;
     void (*half_to_float)(const std::uint16_t* in, float* out, std::ptrdiff_t n);
     void (*float_to_half)(const float* in, std::uint16_t* out, std::ptrdiff_t n);
+    // [from][to] (DataType values), where widens_exactly(from, to) (else null).
+    WidenFn widen[data_type_count][data_type_count];
     // Copies n units of 2, 4 or 8 bytes ([byteswap_slot(unit size)]) with each unit's bytes reversed; to may be from.
     void (*copy_byteswapped[3])(const void* from, void* to, std::ptrdiff_t n);
 };

@@ -79,9 +79,9 @@ bool is_complex(DataType t) {
     return t == DataType::complex64 || t == DataType::complex128;
 }
 
-// Which operators, with which options, take which data types.
+// Which operators, with which options, take which data types (the output's: an input that widens is read as it).
 void check_operator_takes(const CumulativeOperatorDesc& desc) {
-    const DataType t = desc.input.data_type;
+    const DataType t = desc.output.data_type;
     const bool arithmetic = desc.op == CumulativeOperator::summation || desc.op == CumulativeOperator::product;
     const bool extremum = desc.op == CumulativeOperator::maximum || desc.op == CumulativeOperator::minimum;
     if (desc.compensated && desc.op != CumulativeOperator::summation) {
@@ -123,8 +123,10 @@ void validate(const CumulativeOperatorDesc& desc) {
     if (in.sizes != out.sizes) {
         throw std::invalid_argument("output sizes differ from input sizes");
     }
-    if (in.data_type != out.data_type) {
-        throw std::invalid_argument("output data type differs from input data type");
+    if (in.data_type != out.data_type &&
+        (in.byte_swapped || out.byte_swapped || !simdscan::widens_exactly(in.data_type, out.data_type))) {
+        throw std::invalid_argument("output data type differs from input data type, and is not one the input widens "
+                                    "to exactly (both in native order)");
     }
     check_operator_takes(desc);
     if (desc.axis >= in.sizes.size()) {
@@ -227,34 +229,36 @@ Path choose_path(const Plan& plan) {
 std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc) {
     const TensorView& in = desc.input;
     const TensorView& out = desc.output;
-    const Storage storage = storage_of(in.data_type);
-    const std::ptrdiff_t size = storage.size;
-    const std::ptrdiff_t alignment = storage.alignment;
+    const Storage in_storage = storage_of(in.data_type);  // the output's, or a type that widens to it
+    const Storage storage = storage_of(out.data_type);
     // The separate scans' paths, whose arithmetic the kernels repeat to the bit: the row axis contiguous in both
     // arrays, its rows wider than any vector of packed rows (scan_rows) and within a chunk, on the direct path; the
-    // column axis on the outer path, a step apart in what its scan reads (the input when it comes first).
+    // column axis on the outer path, a step apart in what its scan reads (the input when it comes first, or the
+    // output the input was widened into).
     const auto is_row_axis = [&](std::size_t d) {
-        return in.sizes[d] > 64 && in.sizes[d] <= storage.chunk && in.byte_strides[d] == size &&
-               out.byte_strides[d] == size;
+        return in.sizes[d] > 64 && in.sizes[d] <= storage.chunk && in.byte_strides[d] == in_storage.size &&
+               out.byte_strides[d] == storage.size;
     };
     const AxisScan first{desc.axis, desc.direction, desc.exclusive};
     const bool rows_first = !is_row_axis(desc.then->axis) && is_row_axis(first.axis);
     const AxisScan& row = rows_first ? first : *desc.then;
     const AxisScan& column = rows_first ? *desc.then : first;
-    const bool columns_as_outer_path = rows_first || magnitude(in.byte_strides[column.axis]) > size;
+    const bool columns_as_outer_path = rows_first || (magnitude(in.byte_strides[column.axis]) > in_storage.size &&
+                                                      magnitude(out.byte_strides[column.axis]) > storage.size);
     const bool plain_sum = desc.op == CumulativeOperator::summation && !desc.compensated && !desc.skip_nan;
-    if (!plain_sum || storage.converted || in.byte_swapped || out.byte_swapped || !is_row_axis(row.axis) ||
-        !columns_as_outer_path || !aligned_to(in.data, alignment) || !aligned_to(out.data, alignment)) {
+    if (!plain_sum || in_storage.converted || storage.converted || in.byte_swapped || out.byte_swapped ||
+        !is_row_axis(row.axis) || !columns_as_outer_path || !aligned_to(in.data, in_storage.alignment) ||
+        !aligned_to(out.data, storage.alignment)) {
         return std::nullopt;
     }
     for (std::size_t d = 0; d < in.sizes.size(); ++d) {
-        if (in.byte_strides[d] % alignment != 0 || out.byte_strides[d] % alignment != 0) {
+        if (in.byte_strides[d] % in_storage.alignment != 0 || out.byte_strides[d] % storage.alignment != 0) {
             return std::nullopt;
         }
     }
     TwoAxesPlan plan{static_cast<const char*>(in.data), static_cast<char*>(out.data), in.sizes[row.axis],
                      in.sizes[column.axis], in.byte_strides[column.axis], out.byte_strides[column.axis], rows_first,
-                     row.direction == AxisDirection::decreasing, row.exclusive, column.exclusive, {}, 1};
+                     row.direction == AxisDirection::decreasing, row.exclusive, column.exclusive, {}, 1, in_storage.size};
     if (column.direction == AxisDirection::decreasing) {
         plan.in += (plan.height - 1) * plan.in_row_step;
         plan.out += (plan.height - 1) * plan.out_row_step;
@@ -271,6 +275,14 @@ std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc
 }
 
 }  // namespace detail
+
+bool widens_exactly(DataType from, DataType to) {
+    return detail::visit_element_types(from, [&](auto from_types) {
+        return detail::visit_element_types(to, [&](auto to_types) {
+            return detail::widens_exactly<decltype(from_types), decltype(to_types)>();
+        });
+    });
+}
 
 std::size_t element_size(DataType t) {
     return detail::visit_element_types(t, [](auto types) { return sizeof(typename decltype(types)::Stored); });

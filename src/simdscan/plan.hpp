@@ -71,11 +71,12 @@ struct TwoAxesPlan {
     bool column_exclusive;
     std::vector<Dim> images;  // the other axes of size > 1
     std::ptrdiff_t image_count;
+    std::ptrdiff_t in_element_size;  // bytes of an input element: fewer than the output's where the input widens
 };
 
 // The one-pass plan of a valid description with a `then` axis and no empty axis, where it applies: a plain sum,
-// stored as computed in native order, aligned, one of the two axes contiguous in both arrays and at most a chunk
-// long.
+// stored as computed in native order (the input may widen to the output's type), aligned, one of the two axes
+// contiguous in both arrays and at most a chunk long.
 std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc);
 
 // The innermost other axis: the consecutive lines of a run of for_each_run lie its strides apart.

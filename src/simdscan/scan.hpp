@@ -46,7 +46,9 @@ struct AxisScan {
 struct CumulativeOperatorDesc {
     CumulativeOperator op = CumulativeOperator::summation;
     TensorView input;
-    TensorView output;  // same sizes and data type as input
+    // Same sizes as input; same data type, or one the input widens to exactly (widens_exactly: then both in native
+    // order, and not overlapping).
+    TensorView output;
     // Beyond DirectML, maximum and minimum only: where data is set, the position along the axis of the element that
     // supplied each output (native int64, output's sizes): the latest among equal ones, the first NaN from a NaN
     // on, -1 where an exclusive scan's identity stands. It must not overlap input or output.
@@ -65,6 +67,12 @@ struct CumulativeOperatorDesc {
     // (two_axes_path.hpp). It differs from `axis`, and no indices are written with it.
     std::optional<AxisScan> then;
 };
+
+// Beyond DirectML: whether an input of data type `from` may be scanned into an output of type `to` (DirectML's
+// operators keep the type): every element of `from` is exactly a value of `to`, a wider type (integers to wider
+// integers that hold their sign or to floating types that hold all their digits, bool to any of those, float32 to
+// float64). The input is converted as it is read (numpy's astype), and the operator works in the output's type.
+bool widens_exactly(DataType from, DataType to);
 
 // Runs the operator. Throws std::invalid_argument for an inconsistent description (an operator on a data type it does
 // not take included: complex extrema, integer log-sum-exp, boolean sums) before writing anything, and

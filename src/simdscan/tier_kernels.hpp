@@ -12,6 +12,7 @@
 #include "outer_kernels.hpp"
 #include "scan_kernels.hpp"
 #include "two_axes_kernels.hpp"
+#include "widening_kernels.hpp"
 
 namespace simdscan {
 namespace detail {
@@ -114,6 +115,7 @@ KernelTable make_table() {
     table.copy_byteswapped[0] = &copy_byteswapped<A, std::uint16_t>;
     table.copy_byteswapped[1] = &copy_byteswapped<A, std::uint32_t>;
     table.copy_byteswapped[2] = &copy_byteswapped<A, std::uint64_t>;
+    fill_widenings(table);
     return table;
 }
 

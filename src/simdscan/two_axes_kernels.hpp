@@ -2,6 +2,7 @@
 // the row, in either order, in one loop over the row.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 
@@ -39,17 +40,48 @@ struct ColumnStep {
     }
 };
 
-// The column first: the row's elements are the step's values on the input row.
-template <class T, class Op>
+// A row of an input of a narrower type (scan.hpp's widens_exactly), converted a block at a time, in the order the
+// row's scan meets it, into a block that stays in L1 (a whole converted row beside the carry row would not).
+template <class T, bool Reverse>
+struct WidenedElements {
+    static constexpr bool prefetches = false;  // at_least asks for the input ahead, a block at a time
+    static constexpr std::ptrdiff_t block = 256;
+    const char* in;
+    std::ptrdiff_t in_size;  // bytes of an input element
+    std::ptrdiff_t n;
+    WidenFn widen;
+    T* converted;                // `block` elements: those of [begin, begin + block)
+    std::ptrdiff_t* begin;       // -block before the first conversion (the elements are const to scan_steps)
+
+    const T* at_least(std::ptrdiff_t at, std::ptrdiff_t count) const {
+        if (at < *begin || at + count > *begin + block) {
+            *begin = Reverse ? std::max<std::ptrdiff_t>(at + count - block, 0) : at;
+            const char* from = in + *begin * in_size;
+            for (std::ptrdiff_t line = 0; line < block * in_size; line += 64) {
+                prefetch_ahead<Reverse>(from + line);  // as ArrayElements' readers ask
+            }
+            widen(from, in_size, reinterpret_cast<char*>(converted), std::ptrdiff_t(sizeof(T)),
+                  std::min(block, n - *begin));
+        }
+        return converted + (at - *begin);
+    }
+    template <class B>
+    B vector(std::ptrdiff_t at) const { return load_vector<B>(at_least(at, std::ptrdiff_t(B::size))); }
+    T one(std::ptrdiff_t at) const { return *at_least(at, 1); }
+    const T* address(std::ptrdiff_t at) const { return at_least(at, 1); }
+};
+
+// The column first: the row's elements are the step's values on the input row (Source: its elements).
+template <class T, class Op, class Source>
 struct ColumnStepElements {
-    static constexpr bool prefetches = true;  // as ArrayElements
-    const T* in;
+    static constexpr bool prefetches = Source::prefetches;
+    Source in;
     ColumnStep<T, Op> step;
 
     template <class B>
-    B vector(std::ptrdiff_t at) const { return step.apply(at, load_vector<B>(in + at)); }
-    T one(std::ptrdiff_t at) const { return step.apply(at, in[at]); }
-    const T* address(std::ptrdiff_t at) const { return in + at; }
+    B vector(std::ptrdiff_t at) const { return step.apply(at, in.template vector<B>(at)); }
+    T one(std::ptrdiff_t at) const { return step.apply(at, in.one(at)); }
+    const T* address(std::ptrdiff_t at) const { return in.address(at); }
 };
 
 // The row first: its scan's outputs go through the step on their way to the output row.
@@ -64,11 +96,11 @@ struct ColumnStepOutputs {
     void one(std::ptrdiff_t at, T value) const { out[at] = step.apply(at, value); }
 };
 
-// One row of n contiguous elements and its step along the column (from and into `carry`, n running values), the
-// row's scan with the direct path's arithmetic (scan_line over one row), into out.
-template <class A, class T, class Op, bool RowsFirst, bool Reverse>
-void scan_two_axes_row(const T* in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive, bool column_exclusive,
-                       bool identity_row) {
+// One row of n contiguous elements (Source: the row's elements) and its step along the column (from and into
+// `carry`, n running values), the row's scan with the direct path's arithmetic (scan_line over one row), into out.
+template <class A, class T, class Op, bool RowsFirst, bool Reverse, class Source>
+void scan_two_axes_row_of(const Source& in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
+                          bool column_exclusive, bool identity_row) {
     const ColumnStep<T, Op> step{carry, column_exclusive, identity_row};
     const T neutral = Op::template neutral<T>();
     const T identity = Op::template identity<T>();
@@ -76,7 +108,7 @@ void scan_two_axes_row(const T* in, T* carry, T* out, std::ptrdiff_t n, bool row
     if constexpr (RowsFirst) {
         const ColumnStepOutputs<T, Op> outputs{out, step};
         if (row_exclusive) {
-            scan_steps<A, T, Op, Reverse, true, false>(ArrayElements<T>{in}, outputs, n, neutral, neutral);
+            scan_steps<A, T, Op, Reverse, true, false>(in, outputs, n, neutral, neutral);
             // The row's first value went through the step as the neutral (x op neutral is x), not as the identity
             // that the row's own scan stores there (+0.0 for sums): the step again with it.
             carry[first] = Op::apply(carry[first], identity);
@@ -84,10 +116,10 @@ void scan_two_axes_row(const T* in, T* carry, T* out, std::ptrdiff_t n, bool row
                 out[first] = carry[first];
             }
         } else {
-            scan_steps<A, T, Op, Reverse, false, false>(ArrayElements<T>{in}, outputs, n, neutral, neutral);
+            scan_steps<A, T, Op, Reverse, false, false>(in, outputs, n, neutral, neutral);
         }
     } else {
-        const ColumnStepElements<T, Op> elements{in, step};
+        const ColumnStepElements<T, Op, Source> elements{in, step};
         if (row_exclusive) {
             scan_steps<A, T, Op, Reverse, true, false>(elements, ArrayOutputs<T>{out}, n, neutral, neutral);
             // The empty range's value is the identity (+0.0 for sums), not the internal neutral -0.0.
@@ -96,6 +128,22 @@ void scan_two_axes_row(const T* in, T* carry, T* out, std::ptrdiff_t n, bool row
             scan_steps<A, T, Op, Reverse, false, false>(elements, ArrayOutputs<T>{out}, n, neutral, neutral);
         }
     }
+}
+
+// TypedKernels::two_axes_row: the row's elements from `in` itself, or converted by `widen` from a narrower type.
+template <class A, class T, class Op, bool RowsFirst, bool Reverse>
+void scan_two_axes_row(const char* in, const RowWidening& widening, T* carry, T* out, std::ptrdiff_t n,
+                       bool row_exclusive, bool column_exclusive, bool identity_row) {
+    if (widening.widen == nullptr) {
+        scan_two_axes_row_of<A, T, Op, RowsFirst, Reverse>(ArrayElements<T>{reinterpret_cast<const T*>(in)}, carry,
+                                                           out, n, row_exclusive, column_exclusive, identity_row);
+        return;
+    }
+    alignas(64) T converted[WidenedElements<T, Reverse>::block];
+    std::ptrdiff_t begin = -WidenedElements<T, Reverse>::block;
+    const WidenedElements<T, Reverse> elements{in, widening.in_size, n, widening.widen, converted, &begin};
+    scan_two_axes_row_of<A, T, Op, RowsFirst, Reverse>(elements, carry, out, n, row_exclusive, column_exclusive,
+                                                       identity_row);
 }
 
 }  // namespace SIMDSCAN_TIER

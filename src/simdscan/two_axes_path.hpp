@@ -15,12 +15,14 @@ namespace detail {
 
 // Images in parallel; an image's rows depend on each other, so one image runs on one thread. Row by row the
 // kernel repeats the two separate scans' arithmetic: the outer path's step along the column and the direct path's
-// scan of the row, in the order the axes are scanned.
+// scan of the row, in the order the axes are scanned. An input of a narrower type (widen: its converter, else null)
+// is converted as the kernel reads it.
 template <class C, class State>
-void run_two_axes(const TwoAxesPlan& plan, const TypedKernels<C, State>& kernels) {
+void run_two_axes(const TwoAxesPlan& plan, const TypedKernels<C, State>& kernels, WidenFn widen) {
     const auto scan_row = kernels.two_axes_row[plan.rows_first][plan.row_reverse];
     const Dim inner = plan.images.empty() ? Dim{1, 0, 0, 0} : plan.images.back();
     const std::size_t threads = threads_for(plan.image_count * plan.height * plan.width * std::ptrdiff_t(sizeof(C)));
+    const RowWidening widening{widen, plan.in_element_size};
     parallel_ranges(plan.image_count, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
         std::vector<C> carry(static_cast<std::size_t>(plan.width));
         for_each_run(plan.images, begin, end, [&](const LineOffsets& first, std::ptrdiff_t count) {
@@ -29,7 +31,7 @@ void run_two_axes(const TwoAxesPlan& plan, const TypedKernels<C, State>& kernels
                 char* out = plan.out + first.out + i * inner.out_stride;
                 std::fill(carry.begin(), carry.end(), kernels.neutral);
                 for (std::ptrdiff_t r = 0; r < plan.height; ++r) {
-                    scan_row(reinterpret_cast<const C*>(in + r * plan.in_row_step), carry.data(),
+                    scan_row(in + r * plan.in_row_step, widening, carry.data(),
                              reinterpret_cast<C*>(out + r * plan.out_row_step), plan.width, plan.row_exclusive,
                              plan.column_exclusive, plan.column_exclusive && r == 0);
                 }

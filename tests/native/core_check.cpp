@@ -2,13 +2,15 @@
 // on every ISA tier that is compiled in and that this CPU runs, one after another in this process (select_isa),
 // every path (long and short lines, outer axis, both directions, exclusive) against a sequential reference, integers
 // exactly; compensated float sums within their bound of 2u * sum|x| (the values are positive) against a long double
-// reference; and, once, the path that choose_path picks for a few layouts. Exits 1 on any mismatch.
+// reference; uint8 widened to int32; and, once, the path that choose_path picks for a few layouts. Exits 1 on any
+// mismatch.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -82,6 +84,56 @@ long mismatches(DataType type, CumulativeOperator op, std::ptrdiff_t rows, std::
             } else {
                 bad += out[index] != (exclusive ? wrapped_before : wrapped);
             }
+        }
+    }
+    return bad;
+}
+
+// uint8 widened to int32 (widens_exactly): a summed-area table in one pass, both orders of the axes, and a single
+// axis (the input converted into the output, then scanned in place), against sequential sums; and the descriptions
+// validate rejects: a narrowing, and a widening from a byte-swapped input.
+long widening_mismatches() {
+    const std::ptrdiff_t rows = 9, cols = 300;  // rows past a conversion block (256) with a ragged tail
+    std::vector<std::uint8_t> in(std::size_t(rows * cols));
+    std::mt19937 random(11);
+    for (std::uint8_t& value : in) {
+        value = std::uint8_t(random() % 256);
+    }
+    std::vector<std::int32_t> out(in.size());
+    simdscan::CumulativeOperatorDesc desc;
+    desc.input = {in.data(), DataType::uint8, {rows, cols}, {cols, 1}, false};
+    desc.output = {out.data(), DataType::int32, {rows, cols}, {std::ptrdiff_t(cols * 4), 4}, false};
+    long bad = 0;
+    for (std::size_t first : {0, 1}) {
+        for (bool two_axes : {true, false}) {
+            desc.axis = first;
+            desc.then.reset();
+            if (two_axes) {
+                desc.then = simdscan::AxisScan{1 - first, AxisDirection::increasing, false};
+            }
+            simdscan::execute(desc);
+            for (std::ptrdiff_t r = 0; r < rows; ++r) {
+                for (std::ptrdiff_t c = 0; c < cols; ++c) {
+                    std::int32_t want = 0;  // the sum over the rectangle (or column, or row) ending at (r, c)
+                    for (std::ptrdiff_t i = (two_axes || first == 0) ? 0 : r; i <= r; ++i) {
+                        for (std::ptrdiff_t j = (two_axes || first == 1) ? 0 : c; j <= c; ++j) {
+                            want += in[std::size_t(i * cols + j)];
+                        }
+                    }
+                    bad += out[std::size_t(r * cols + c)] != want;
+                }
+            }
+        }
+    }
+    for (const bool swapped : {false, true}) {
+        simdscan::CumulativeOperatorDesc invalid = desc;
+        invalid.output.data_type = swapped ? DataType::int32 : DataType::int8;
+        invalid.input.byte_swapped = swapped;
+        try {
+            simdscan::execute(invalid);
+            std::printf("uint8 scanned into %s\n", swapped ? "int32 from a byte-swapped input" : "int8");
+            ++bad;
+        } catch (const std::invalid_argument&) {
         }
     }
     return bad;
@@ -164,7 +216,7 @@ int main() {
     std::string checked, skipped;
     for (const auto& tier : tiers) {
         simdscan::select_isa(tier);
-        const long tier_bad = mismatches_on_active_tier();
+        const long tier_bad = mismatches_on_active_tier() + widening_mismatches();
         std::printf("core check on %s: %ld mismatches\n", simdscan::active_isa().c_str(), tier_bad);
         bad += tier_bad;
         checked += " " + tier;
