@@ -61,7 +61,9 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
         axis (unlike ``numpy.cumulative_sum(include_initial=True)``, which adds one; see :func:`cumulative_sum`).
         With a tuple ``axis``: one flag for all its axes, or a tuple with one per axis.
     dtype : data-type, optional
-        The dtype to scan in and to return; ``a`` is cast to it first, as NumPy casts. Default: ``a``'s own dtype
+        The dtype to scan in and to return; ``a`` is cast to it as NumPy casts (read as it is and converted on the
+        way where the dtype holds every value of ``a`` exactly, e.g. uint8 to int32; cast first by ``astype``
+        otherwise). Default: ``a``'s own dtype
         (DirectML's rule: int32 in, int32 out, where :func:`numpy.cumsum` widens to int64), except that bool
         input gives NumPy's default integer. Integers wrap modulo 2**bits; float16 accumulates in float32 and
         is rounded once per output. Supported: float16/32/64, complex64/128, int8 .. int64, uint8 .. uint64
