@@ -33,6 +33,7 @@ X86_64 = platform.machine().lower() in ("x86_64", "amd64")
 
 pytestmark = [
     pytest.mark.kernels,  # the compiler and the xsimd version decide what is inlined into the tiers
+    pytest.mark.all_tiers,  # reads the built module, whichever tier runs
     pytest.mark.skipif(not X86_64, reason="ISA tiers exist only on x86-64 builds"),
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads GNU objdump's disassembly of an ELF module"),
 ]

@@ -15,7 +15,7 @@ from data import make_data, scan_data, seed_of
 from reference import OPS, PATHS, check_scan, expected
 
 # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
-pytestmark = [pytest.mark.kernels, pytest.mark.usefixtures("restore_thread_count")]
+pytestmark = [pytest.mark.kernels, pytest.mark.threads, pytest.mark.usefixtures("restore_thread_count")]
 
 SECONDS_LONG_PATHS = PATHS["seconds-long"]
 

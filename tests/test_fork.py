@@ -12,7 +12,7 @@ import pytest
 import simdscan
 
 # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
-pytestmark = [pytest.mark.kernels, pytest.mark.usefixtures("restore_thread_count")]
+pytestmark = [pytest.mark.kernels, pytest.mark.threads, pytest.mark.usefixtures("restore_thread_count")]
 
 # Python 3.12+ warns (DeprecationWarning) when os.fork() runs in a process that has more than one thread. The
 # fork tests make the parent multi-threaded on purpose (simdscan's pool workers, and a scanning Python thread)

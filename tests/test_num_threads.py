@@ -8,7 +8,7 @@ import simdscan
 from subprocesses import last_json_line, run_python
 
 # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
-pytestmark = [pytest.mark.kernels, pytest.mark.usefixtures("restore_thread_count")]
+pytestmark = [pytest.mark.kernels, pytest.mark.threads, pytest.mark.usefixtures("restore_thread_count")]
 
 
 def test_set_get_num_threads_round_trip():

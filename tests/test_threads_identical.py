@@ -15,7 +15,7 @@ from params import VARIANTS, scan
 from reference import OPS, PATHS, check_scan
 
 # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
-pytestmark = [pytest.mark.kernels, pytest.mark.usefixtures("restore_thread_count")]
+pytestmark = [pytest.mark.kernels, pytest.mark.threads, pytest.mark.usefixtures("restore_thread_count")]
 
 THREAD_COUNTS = (2, 3, 5, 8)  # more threads than this machine's cores is allowed
 THREADED_PATHS = PATHS["threaded"]

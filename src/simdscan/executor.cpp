@@ -106,7 +106,6 @@ void run(const CumulativeOperatorDesc& desc, const Route& route) {
 // The input converted into the output, line by line along the output's innermost axis, on execute's threads.
 void widen_into_output(const CumulativeOperatorDesc& desc, detail::WidenFn widen) {
     CumulativeOperatorDesc lines = desc;
-    lines.direction = AxisDirection::increasing;
     lines.indices = TensorView{};
     const auto magnitude = [](std::ptrdiff_t stride) { return stride < 0 ? -stride : stride; };
     for (std::size_t d = 0; d < desc.output.sizes.size(); ++d) {
@@ -116,6 +115,8 @@ void widen_into_output(const CumulativeOperatorDesc& desc, detail::WidenFn widen
             lines.axis = d;
         }
     }
+    // up through the output's memory: a reversed output is then written as packed as the input allows
+    lines.direction = desc.output.byte_strides[lines.axis] < 0 ? AxisDirection::decreasing : AxisDirection::increasing;
     const detail::Plan plan = detail::make_plan(lines);
     const detail::Dim inner = detail::innermost(plan);
     const std::ptrdiff_t bytes = plan.lines * plan.n * std::ptrdiff_t(element_size(desc.output.data_type));

@@ -134,16 +134,19 @@ void scan_two_axes_row_of(const Source& in, T* carry, T* out, std::ptrdiff_t n, 
 template <class A, class T, class Op, bool RowsFirst, bool Reverse>
 void scan_two_axes_row(const char* in, const RowWidening& widening, T* carry, T* out, std::ptrdiff_t n,
                        bool row_exclusive, bool column_exclusive, bool identity_row) {
-    if (widening.widen == nullptr) {
-        scan_two_axes_row_of<A, T, Op, RowsFirst, Reverse>(ArrayElements<T>{reinterpret_cast<const T*>(in)}, carry,
-                                                           out, n, row_exclusive, column_exclusive, identity_row);
-        return;
+    // Only integers of two bytes or more and real floats are wider than another type (widens_exactly).
+    if constexpr (std::is_arithmetic<T>::value && sizeof(T) > 1) {
+        if (widening.widen != nullptr) {
+            alignas(64) T converted[WidenedElements<T, Reverse>::block];
+            std::ptrdiff_t begin = -WidenedElements<T, Reverse>::block;
+            const WidenedElements<T, Reverse> elements{in, widening.in_size, n, widening.widen, converted, &begin};
+            scan_two_axes_row_of<A, T, Op, RowsFirst, Reverse>(elements, carry, out, n, row_exclusive,
+                                                               column_exclusive, identity_row);
+            return;
+        }
     }
-    alignas(64) T converted[WidenedElements<T, Reverse>::block];
-    std::ptrdiff_t begin = -WidenedElements<T, Reverse>::block;
-    const WidenedElements<T, Reverse> elements{in, widening.in_size, n, widening.widen, converted, &begin};
-    scan_two_axes_row_of<A, T, Op, RowsFirst, Reverse>(elements, carry, out, n, row_exclusive, column_exclusive,
-                                                       identity_row);
+    scan_two_axes_row_of<A, T, Op, RowsFirst, Reverse>(ArrayElements<T>{reinterpret_cast<const T*>(in)}, carry, out, n,
+                                                       row_exclusive, column_exclusive, identity_row);
 }
 
 }  // namespace SIMDSCAN_TIER
