@@ -113,10 +113,13 @@ struct TypedKernels {
     using total_fn = State (*)(const T* in, std::ptrdiff_t n);
 
     // Summation only (null otherwise): one row of n contiguous elements of a summed-area table in one pass, the
-    // row's scan and its step along the column (from and into `carry`, n running values), into out. The row's
-    // elements are T's, or a narrower type's that `widening` converts.
-    using two_axes_row_fn = void (*)(const char* in, const RowWidening& widening, T* carry, T* out, std::ptrdiff_t n,
-                                     bool row_exclusive, bool column_exclusive, bool identity_row);
+    // row's scan and its step along the column (from and into `carry`, n running values), into out.
+    using two_axes_row_fn = void (*)(const T* in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
+                                     bool column_exclusive, bool identity_row);
+    // two_axes_row for a row of a narrower type that `widening` converts; null where no type widens to T.
+    using two_axes_widened_row_fn = void (*)(const char* in, const RowWidening& widening, T* carry, T* out,
+                                             std::ptrdiff_t n, bool row_exclusive, bool column_exclusive,
+                                             bool identity_row);
     // float32 sums (compensated too) and products only (null otherwise): scan, for n contiguous float16 elements
     // (their bits) converted to float32 (a compensated sum: float64) and back in registers.
     using scan_half_fn = void (*)(const std::uint16_t* in, std::uint16_t* out, std::ptrdiff_t n, ScanState<State>& st,
@@ -132,6 +135,7 @@ struct TypedKernels {
     indexed_fn scan_indexed;
     total_fn total[2];  // [reverse]
     two_axes_row_fn two_axes_row[2][2];  // [rows first][reverse]
+    two_axes_widened_row_fn two_axes_widened_row[2][2];  // [rows first][reverse]
     scan_half_fn scan_half[2];           // [reverse]
     bool streams_lines;  // scan[] streams where ScanState::streams (else it stores as usual)
     State neutral;  // x op neutral == x bit for bit (-0.0 for float sums)

@@ -63,6 +63,16 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     } else {
         k.two_axes_row[0][0] = k.two_axes_row[0][1] = k.two_axes_row[1][0] = k.two_axes_row[1][1] = nullptr;
     }
+    // Only integers of two bytes or more and real floats are wider than another type (widens_exactly).
+    if constexpr (std::is_same<Op, Summation>::value && std::is_arithmetic<T>::value && sizeof(T) > 1) {
+        k.two_axes_widened_row[0][0] = &scan_two_axes_widened_row<A, T, Op, false, false>;
+        k.two_axes_widened_row[0][1] = &scan_two_axes_widened_row<A, T, Op, false, true>;
+        k.two_axes_widened_row[1][0] = &scan_two_axes_widened_row<A, T, Op, true, false>;
+        k.two_axes_widened_row[1][1] = &scan_two_axes_widened_row<A, T, Op, true, true>;
+    } else {
+        k.two_axes_widened_row[0][0] = k.two_axes_widened_row[0][1] = nullptr;
+        k.two_axes_widened_row[1][0] = k.two_axes_widened_row[1][1] = nullptr;
+    }
     if constexpr (std::is_same<T, float>::value && (std::is_same<Op, Summation>::value || std::is_same<Op, Product>::value ||
                                                     std::is_same<Op, WidenedSummation>::value)) {
         k.scan_half[0] = &scan_half_line<A, Op, false>;

@@ -20,6 +20,7 @@ namespace detail {
 template <class C, class State>
 void run_two_axes(const TwoAxesPlan& plan, const TypedKernels<C, State>& kernels, WidenFn widen) {
     const auto scan_row = kernels.two_axes_row[plan.rows_first][plan.row_reverse];
+    const auto scan_widened_row = kernels.two_axes_widened_row[plan.rows_first][plan.row_reverse];
     const Dim inner = plan.images.empty() ? Dim{1, 0, 0, 0} : plan.images.back();
     const std::size_t threads = threads_for(plan.image_count * plan.height * plan.width * std::ptrdiff_t(sizeof(C)));
     const RowWidening widening{widen, plan.in_element_size};
@@ -31,9 +32,16 @@ void run_two_axes(const TwoAxesPlan& plan, const TypedKernels<C, State>& kernels
                 char* out = plan.out + first.out + i * inner.out_stride;
                 std::fill(carry.begin(), carry.end(), kernels.neutral);
                 for (std::ptrdiff_t r = 0; r < plan.height; ++r) {
-                    scan_row(in + r * plan.in_row_step, widening, carry.data(),
-                             reinterpret_cast<C*>(out + r * plan.out_row_step), plan.width, plan.row_exclusive,
-                             plan.column_exclusive, plan.column_exclusive && r == 0);
+                    const char* row = in + r * plan.in_row_step;
+                    C* out_row = reinterpret_cast<C*>(out + r * plan.out_row_step);
+                    const bool identity_row = plan.column_exclusive && r == 0;
+                    if (widen != nullptr) {
+                        scan_widened_row(row, widening, carry.data(), out_row, plan.width, plan.row_exclusive,
+                                         plan.column_exclusive, identity_row);
+                    } else {
+                        scan_row(reinterpret_cast<const C*>(row), carry.data(), out_row, plan.width,
+                                 plan.row_exclusive, plan.column_exclusive, identity_row);
+                    }
                 }
             }
         });
