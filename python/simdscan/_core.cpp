@@ -177,9 +177,10 @@ py::object cumulative(CumulativeOperator op, const py::object& a, const py::obje
     // Subclasses (np.matrix, masked arrays) go through numpy.asarray, as numpy.cumsum's inputs do.
     py::array array = py::type::handle_of(a).is(objects->ndarray) ? py::reinterpret_borrow<py::array>(a)
                                                         : py::array(objects->asarray(a));
-    data_type_of(array.dtype());  // rejects unsupported input dtypes by name, even when dtype= is given
+    // rejects unsupported input dtypes by name, even when dtype= is given
+    const simdscan::DataType input_type = data_type_of(array.dtype());
     py::dtype result_dtype = !dtype.is_none() ? py::dtype::from_args(dtype) : default_result_dtype(op, array.dtype());
-    data_type_of(result_dtype);
+    const simdscan::DataType result_type = data_type_of(result_dtype);
     check_operator_takes(op, result_dtype);
     if (compensated && op != CumulativeOperator::summation) {
         throw py::type_error("only sums take compensated=True");
@@ -216,17 +217,15 @@ py::object cumulative(CumulativeOperator op, const py::object& a, const py::obje
             throw py::value_error("the indices' out overlaps the input or the values' out");
         }
     }
+    const bool overlaps_out = have_out && may_overlap(array, py::reinterpret_borrow<py::array>(out));
     // An input whose every value the result's dtype holds is read as it is: the core converts it on the way, where
     // astype would copy it first. Not into an out that overlaps it (written before the input is read) or is
     // byte-swapped.
-    const bool widens = !array.dtype().equal(result_dtype) && is_native(array.dtype()) &&
-                        simdscan::widens_exactly(data_type_of(array.dtype()), data_type_of(result_dtype)) &&
-                        !(have_out && (!is_native(py::reinterpret_borrow<py::array>(out).dtype()) ||
-                                       may_overlap(array, py::reinterpret_borrow<py::array>(out))));
+    const bool widens = simdscan::widens_exactly(input_type, result_type) && is_native(array.dtype()) &&
+                        !overlaps_out && !(have_out && !is_native(py::reinterpret_borrow<py::array>(out).dtype()));
     if (!native(array.dtype()).equal(result_dtype) && !widens) {
         array = array.attr("astype")(result_dtype);
-    } else if (have_out && may_overlap(array, py::reinterpret_borrow<py::array>(out)) &&
-               !same_view(array, py::reinterpret_borrow<py::array>(out))) {
+    } else if (overlaps_out && !same_view(array, py::reinterpret_borrow<py::array>(out))) {
         // Partial overlap: scan a private copy so that no write can clobber an input not yet read.
         array = array.attr("copy")();
     }
