@@ -107,11 +107,10 @@ void run(const CumulativeOperatorDesc& desc, const Route& route) {
 void widen_into_output(const CumulativeOperatorDesc& desc, detail::WidenFn widen) {
     CumulativeOperatorDesc lines = desc;
     lines.indices = TensorView{};
-    const auto magnitude = [](std::ptrdiff_t stride) { return stride < 0 ? -stride : stride; };
     for (std::size_t d = 0; d < desc.output.sizes.size(); ++d) {
         if (desc.output.sizes[d] > 1 && (desc.output.sizes[lines.axis] == 1 ||
-                                         magnitude(desc.output.byte_strides[d]) <
-                                             magnitude(desc.output.byte_strides[lines.axis]))) {
+                                         detail::magnitude(desc.output.byte_strides[d]) <
+                                             detail::magnitude(desc.output.byte_strides[lines.axis]))) {
             lines.axis = d;
         }
     }

@@ -20,7 +20,7 @@ bool has_internal_overlap(const TensorView& view) {
             return false;
         }
         if (view.sizes[d] > 1) {
-            dims.emplace_back(view.byte_strides[d] < 0 ? -view.byte_strides[d] : view.byte_strides[d], view.sizes[d]);
+            dims.emplace_back(magnitude(view.byte_strides[d]), view.sizes[d]);
         }
     }
     std::sort(dims.begin(), dims.end());
@@ -32,10 +32,6 @@ bool has_internal_overlap(const TensorView& view) {
         extent = dim.first * (dim.second - 1) + extent;
     }
     return false;
-}
-
-std::ptrdiff_t magnitude(std::ptrdiff_t stride) {
-    return stride < 0 ? -stride : stride;
 }
 
 bool aligned_to(const void* p, std::ptrdiff_t alignment) {

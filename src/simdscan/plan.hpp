@@ -79,6 +79,11 @@ struct TwoAxesPlan {
 // contiguous in both arrays and at most a chunk long.
 std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc);
 
+// A stride's size, whichever way it walks.
+inline std::ptrdiff_t magnitude(std::ptrdiff_t stride) {
+    return stride < 0 ? -stride : stride;
+}
+
 // The innermost other axis: the consecutive lines of a run of for_each_run lie its strides apart.
 inline Dim innermost(const Plan& plan) {
     return plan.others.empty() ? Dim{1, 0, 0, 0} : plan.others.back();
