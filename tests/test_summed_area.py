@@ -11,6 +11,7 @@ import pytest
 
 import simdscan
 from data import seed_of
+from family_reference import assert_same_bits  # -0.0 and NaN payloads count: the infinities leave NaNs
 
 # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
 pytestmark = [pytest.mark.kernels, pytest.mark.usefixtures("restore_thread_count")]
@@ -25,12 +26,6 @@ def two_calls(x, axes, directions, exclusives, out=None):
     place on that."""
     first = simdscan.cumsum(x, axes[0], direction=directions[0], exclusive=exclusives[0], out=out)
     return simdscan.cumsum(first, axes[1], direction=directions[1], exclusive=exclusives[1], out=first)
-
-
-def assert_same_bits(got, want, where):
-    """Same dtype, shape and bytes (-0.0 against +0.0 and NaN payloads count; the infinities leave NaNs)."""
-    assert got.dtype == want.dtype and got.shape == want.shape, where
-    assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(want).tobytes(), where
 
 
 def data(rng, shape, dtype):

@@ -132,10 +132,10 @@ def set_result_cache_size(nbytes: int) -> None:
     The kernel zeroes every page it maps into a process anew: a new 400 MB float32 cumsum took 2.8x as long as one
     into a given ``out`` (one thread, AMD Zen 4). So when a large result array (32 MiB or more) that simdscan made is
     freed, its memory is kept, up to ``nbytes`` in all, oldest given back first, and the next result of the same
-    size is made in it, already mapped: as fast as ``out=``. On Linux the kernel may take the kept pages back whenever memory runs
-    short (``MADV_FREE``); until then they count in the process's resident size. The results are ordinary arrays
-    that own their memory. The default is 1 GiB, or an eighth of the machine's memory where that is less (0, none,
-    off Linux), or ``SIMDSCAN_RESULT_CACHE_SIZE`` at import.
+    size is made in it, already mapped: as fast as ``out=``. On Linux the kernel may take the kept pages back
+    whenever memory runs short (``MADV_FREE``); until then they count in the process's resident size. The results
+    are ordinary arrays that own their memory. The default is 1 GiB, or an eighth of the machine's memory where that
+    is less (0, none, off Linux), or ``SIMDSCAN_RESULT_CACHE_SIZE`` at import.
 
     Parameters
     ----------
