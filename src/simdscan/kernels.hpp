@@ -113,13 +113,14 @@ struct TypedKernels {
     using total_fn = State (*)(const T* in, std::ptrdiff_t n);
 
     // Summation only (null otherwise): one row of n contiguous elements of a summed-area table in one pass, the
-    // row's scan and its step along the column (from and into `carry`, n running values), into out.
+    // row's scan and its step along the column (from and into `carry`, n running values), into out (past the
+    // caches where `streams`, for 4- and 8-byte types where the ISA streams; the row's bits are the same).
     using two_axes_row_fn = void (*)(const T* in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
-                                     bool column_exclusive, bool identity_row);
+                                     bool column_exclusive, bool identity_row, bool streams);
     // two_axes_row for a row of a narrower type that `widening` converts; null where no type widens to T.
     using two_axes_widened_row_fn = void (*)(const char* in, const RowWidening& widening, T* carry, T* out,
                                              std::ptrdiff_t n, bool row_exclusive, bool column_exclusive,
-                                             bool identity_row);
+                                             bool identity_row, bool streams);
     // float32 sums (compensated too) and products only (null otherwise): scan, for n contiguous float16 elements
     // (their bits) converted to float32 (a compensated sum: float64) and back in registers.
     using scan_half_fn = void (*)(const std::uint16_t* in, std::uint16_t* out, std::ptrdiff_t n, ScanState<State>& st,

@@ -18,11 +18,6 @@
 namespace simdscan {
 namespace detail {
 
-// Outputs of this many bytes or more go past the caches (ScanState::streams) where the kernels write the arrays
-// themselves and not over their input: a standalone 1-D float32 scan loop with streaming stores took 0.8x the time
-// of cached stores from 8 MiB on Zen 4, and 0.65-0.77x from 2 MiB on the Intel Xeon.
-constexpr std::ptrdiff_t streaming_threshold_bytes = std::ptrdiff_t(8) << 20;
-
 // A plan with the kernels of its element type and op: stored as S, computed as C, running states of type State.
 template <class S, class C, class State>
 struct Job {
