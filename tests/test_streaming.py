@@ -79,3 +79,36 @@ def test_streamed_outputs(op, dtype, compensated, layout, offset):
             in_place = a.copy()
             scan_into(op, in_place, in_place, axis, decreasing, exclusive, compensated)
             assert_bit_identical(got, in_place, where)
+
+
+# Inputs staged block by block (a narrower type widened with dtype=, byte-swapped, strided) into a packed native out:
+# the kernel writes out itself, streamed past this size, with the bits of the scan of a plain copy in place.
+@pytest.mark.parametrize("offset", [0, 5])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize(
+    ("source", "result"),
+    [("uint8", "int64"), ("int16", "float32"), ("uint32", "float64"), (">f4", "float32"), ("float64[::2]", "float64")],
+)
+def test_staged_inputs_into_streamed_outputs(source, result, layout, offset):
+    plain, axis = streamed_input(layout, result, "cumsum")
+    if source.endswith("[::2]"):
+        a = np.repeat(plain, 2, axis=axis)[(slice(None),) * axis + (slice(None, None, 2),)]
+        assert not a.flags.c_contiguous and np.array_equal(a, plain)
+    elif np.dtype(source).itemsize < np.dtype(result).itemsize:
+        a = plain.astype(source)
+        plain = a.astype(result)
+    else:
+        a = plain.astype(source)
+    for threads in (1, 3):
+        simdscan.set_num_threads(threads)
+        for decreasing, exclusive in ((False, False), (True, True)):
+            where = f"{source} to {result} {layout} out+{offset} threads={threads} dec={decreasing} excl={exclusive}"
+            buffer = np.full(a.size + offset + 64, 7, dtype=result)
+            out = buffer[offset : offset + a.size].reshape(a.shape)
+            direction = "decreasing" if decreasing else "increasing"
+            got = simdscan.cumsum(a, axis=axis, direction=direction, exclusive=exclusive, dtype=result, out=out)
+            assert got is out, where
+            assert (buffer[:offset] == 7).all() and (buffer[offset + a.size :] == 7).all(), f"{where}: wrote outside"
+            in_place = plain.copy()
+            scan_into("cumsum", in_place, in_place, axis, decreasing, exclusive, False)
+            assert_bit_identical(got, in_place, where)

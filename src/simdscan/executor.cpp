@@ -10,8 +10,8 @@
 //                    the positions found from each block's inputs and running values;
 //  two axes        - a scan followed by another along a second axis: a plain sum with one of the two contiguous
 //                    row by row in one pass (two_axes_path.hpp), anything else as the two scans in turn.
-// An input of a narrower type than the output (widens_exactly) is converted row by row on the one-pass path, and
-// into the output before any other path scans that in place.
+// An input of a narrower type than the output (widens_exactly) is converted as it is read: row by row on the one-pass
+// path, block by block through the staging buffer (paths' buffered variants) on the others.
 #include <type_traits>
 
 #include "dispatch.hpp"
@@ -103,32 +103,6 @@ void run(const CumulativeOperatorDesc& desc, const Route& route) {
     });
 }
 
-// The input converted into the output, line by line along the output's innermost axis, on execute's threads.
-void widen_into_output(const CumulativeOperatorDesc& desc, detail::WidenFn widen) {
-    CumulativeOperatorDesc lines = desc;
-    lines.indices = TensorView{};
-    for (std::size_t d = 0; d < desc.output.sizes.size(); ++d) {
-        if (desc.output.sizes[d] > 1 && (desc.output.sizes[lines.axis] == 1 ||
-                                         detail::magnitude(desc.output.byte_strides[d]) <
-                                             detail::magnitude(desc.output.byte_strides[lines.axis]))) {
-            lines.axis = d;
-        }
-    }
-    // up through the output's memory: a reversed output is then written as packed as the input allows
-    lines.direction = desc.output.byte_strides[lines.axis] < 0 ? AxisDirection::decreasing : AxisDirection::increasing;
-    const detail::Plan plan = detail::make_plan(lines);
-    const detail::Dim inner = detail::innermost(plan);
-    const std::ptrdiff_t bytes = plan.lines * plan.n * std::ptrdiff_t(element_size(desc.output.data_type));
-    detail::parallel_ranges(plan.lines, detail::threads_for(bytes), [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-        detail::for_each_run(plan.others, begin, end, [&](const detail::LineOffsets& first, std::ptrdiff_t count) {
-            for (std::ptrdiff_t i = 0; i < count; ++i) {
-                widen(plan.in + first.in + i * inner.in_stride, plan.in_step, plan.out + first.out + i * inner.out_stride,
-                      plan.out_step, plan.n);
-            }
-        });
-    });
-}
-
 }  // namespace
 
 void execute(const CumulativeOperatorDesc& desc) {
@@ -138,25 +112,17 @@ void execute(const CumulativeOperatorDesc& desc) {
             return;
         }
     }
-    if (desc.input.data_type != desc.output.data_type) {
-        const detail::WidenFn widen =
-            detail::active_kernels().widen[std::size_t(desc.input.data_type)][std::size_t(desc.output.data_type)];
-        if (desc.then) {
-            if (const auto two_axes = detail::make_two_axes_plan(desc)) {
-                return run(desc, Route{nullptr, &*two_axes, widen});
-            }
-        }
-        widen_into_output(desc, widen);
-        CumulativeOperatorDesc in_place = desc;
-        in_place.input = desc.output;
-        return execute(in_place);
-    }
+    const detail::WidenFn widen =
+        desc.input.data_type == desc.output.data_type
+            ? nullptr
+            : detail::active_kernels().widen[std::size_t(desc.input.data_type)][std::size_t(desc.output.data_type)];
     if (!desc.then) {
-        const detail::Plan plan = detail::make_plan(desc);
+        detail::Plan plan = detail::make_plan(desc);
+        plan.widen = widen;
         return run(desc, Route{&plan, nullptr, nullptr});
     }
     if (const auto two_axes = detail::make_two_axes_plan(desc)) {
-        return run(desc, Route{nullptr, &*two_axes, nullptr});
+        return run(desc, Route{nullptr, &*two_axes, widen});
     }
     CumulativeOperatorDesc first = desc;
     first.then.reset();

@@ -6,14 +6,12 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "plan.hpp"
+
 namespace simdscan {
 namespace detail {
 
 constexpr std::size_t data_type_count = 14;  // scan.hpp's DataType values, 0 to 13
-
-// Converts n elements `in_step` bytes apart to a type that holds each exactly, stored `out_step` bytes apart; any
-// alignment.
-using WidenFn = void (*)(const char* in, std::ptrdiff_t in_step, char* out, std::ptrdiff_t out_step, std::ptrdiff_t n);
 
 // How a row's elements are stored: as the kernel's own type (widen null), or as a narrower one of in_size bytes.
 struct RowWidening {

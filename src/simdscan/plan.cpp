@@ -41,7 +41,7 @@ bool aligned_to(const void* p, std::ptrdiff_t alignment) {
 // Whether kernels may read and write the arrays themselves: stored as computed, native order, aligned.
 bool kernels_on_arrays(const Plan& plan) {
     const std::ptrdiff_t alignment = plan.element_alignment;
-    bool on_arrays = !plan.converted && !plan.in_swapped && !plan.out_swapped && aligned_to(plan.in, alignment) &&
+    bool on_arrays = !plan.converted && plan.widen == nullptr && !plan.in_swapped && !plan.out_swapped && aligned_to(plan.in, alignment) &&
                      aligned_to(plan.out, alignment) && plan.in_step % alignment == 0 &&
                      plan.out_step % alignment == 0;
     for (const Dim& dim : plan.others) {
@@ -168,7 +168,7 @@ Plan make_plan(const CumulativeOperatorDesc& desc) {
               in.byte_strides[desc.axis], out.byte_strides[desc.axis], {}, 1, 0, 0, false,
               in.byte_swapped, out.byte_swapped, static_cast<char*>(indices.data),
               has_indices ? indices.byte_strides[desc.axis] : 0};
-    const Storage storage = storage_of(in.data_type);
+    const Storage storage = storage_of(out.data_type);  // the input's, or its own where the input widens to it
     plan.element_size = storage.size;
     plan.element_alignment = storage.alignment;
     plan.converted = storage.converted;

@@ -19,6 +19,10 @@ struct Dim {
     std::ptrdiff_t indices_stride;  // of the indices' view, where the job writes one (else 0)
 };
 
+// Converts n elements `in_step` bytes apart to a type that holds each exactly, stored `out_step` bytes apart; any
+// alignment.
+using WidenFn = void (*)(const char* in, std::ptrdiff_t in_step, char* out, std::ptrdiff_t out_step, std::ptrdiff_t n);
+
 // The job in scan order: pointers to each line's first element in scan order, the byte step between successive
 // elements of a line, the other axes (sizes > 1, merged where possible, outermost first), and how elements are
 // stored.
@@ -37,6 +41,7 @@ struct Plan {
     bool out_swapped;
     char* indices;                     // each line's first index in scan order, where the job writes indices
     std::ptrdiff_t indices_step;
+    WidenFn widen = nullptr;           // an input of a narrower type (widens_exactly): its converter to the output's
 };
 
 // Throws std::invalid_argument for an inconsistent description.
