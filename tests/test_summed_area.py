@@ -106,8 +106,10 @@ def test_streamed_tables_give_the_two_scans_bits(source, result, layout, axes):
     shape = (2, 530, 2051) if np.dtype(result).itemsize == 4 else (2, 265, 2051)
     x = data(rng, shape, source)
     assert 2 * x[0].size * np.dtype(result).itemsize >= 8 << 20  # the streaming threshold
-    directions_and_flags = [(("increasing", "increasing"), (False, False)), (("decreasing", "increasing"), (True, False)),
-                            (("increasing", "decreasing"), (False, True)), (("decreasing", "decreasing"), (True, True))]
+    directions_and_flags = [(("increasing", "increasing"), (False, False)),
+                            (("decreasing", "increasing"), (True, False)),
+                            (("increasing", "decreasing"), (False, True)),
+                            (("decreasing", "decreasing"), (True, True))]
     with np.errstate(all="ignore"):  # inf - inf along the table
         for directions, exclusives in directions_and_flags:
             where = f"{source} to {result} {layout} {axes} {directions} exclusive={exclusives}"

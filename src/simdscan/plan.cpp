@@ -41,9 +41,9 @@ bool aligned_to(const void* p, std::ptrdiff_t alignment) {
 // Whether kernels may read and write the arrays themselves: stored as computed, native order, aligned.
 bool kernels_on_arrays(const Plan& plan) {
     const std::ptrdiff_t alignment = plan.element_alignment;
-    bool on_arrays = !plan.converted && plan.widen == nullptr && !plan.in_swapped && !plan.out_swapped && aligned_to(plan.in, alignment) &&
-                     aligned_to(plan.out, alignment) && plan.in_step % alignment == 0 &&
-                     plan.out_step % alignment == 0;
+    bool on_arrays = !plan.converted && plan.widen == nullptr && !plan.in_swapped && !plan.out_swapped &&
+                     aligned_to(plan.in, alignment) && aligned_to(plan.out, alignment) &&
+                     plan.in_step % alignment == 0 && plan.out_step % alignment == 0;
     for (const Dim& dim : plan.others) {
         on_arrays = on_arrays && dim.in_stride % alignment == 0 && dim.out_stride % alignment == 0;
     }

@@ -61,8 +61,8 @@ enum class Path : std::uint8_t {
 Path choose_path(const Plan& plan);
 
 // Outputs of this many bytes or more go past the caches (ScanState::streams, a summed-area table's rows) where the
-// kernels write the arrays themselves and not over their input: a standalone 1-D float32 scan loop with streaming stores took 0.8x the time
-// of cached stores from 8 MiB on Zen 4, and 0.65-0.77x from 2 MiB on the Intel Xeon.
+// kernels write the arrays themselves and not over their input: a standalone 1-D float32 scan loop with streaming
+// stores took 0.8x the time of cached stores from 8 MiB on Zen 4, and 0.65-0.77x from 2 MiB on the Intel Xeon.
 constexpr std::ptrdiff_t streaming_threshold_bytes = std::ptrdiff_t(8) << 20;
 
 // A summed-area table in one pass (two_axes_path.hpp): images of rows, each row contiguous in both arrays, walked
