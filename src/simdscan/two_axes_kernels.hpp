@@ -40,58 +40,35 @@ struct ColumnStep {
     }
 };
 
-// The parts of a row that scan_two_axes_row_of scans one after the other, in the row's scan order: visit(begin, count,
-// elements) for each. A row of the kernel's own type is one part, read in place.
-template <class T>
-struct WholeRow {
-    const T* in;
-    std::ptrdiff_t n;
-
-    template <class Visit>
-    void operator()(Visit&& visit) const { visit(std::ptrdiff_t(0), n, ArrayElements<T>{in}); }
-};
-
-// A row of a narrower type (scan.hpp's widens_exactly) in blocks converted into `converted`, which stays in L1 (a
-// whole converted row beside the carry row would not). A block's vectors sit where the whole row's would: blocks
-// are whole vectors, counted from the row's start in the scan's order.
+// A row of an input of a narrower type (scan.hpp's widens_exactly), converted a block at a time, in the order the
+// row's scan meets it, into a block that stays in L1 (a whole converted row beside the carry row would not).
 template <class T, bool Reverse>
-struct WidenedBlocks {
+struct WidenedElements {
+    static constexpr bool prefetches = false;  // at_least asks for the input ahead, a block at a time
     static constexpr std::ptrdiff_t block = 256;
     const char* in;
     std::ptrdiff_t in_size;  // bytes of an input element
     std::ptrdiff_t n;
     WidenFn widen;
-    T* converted;  // `block` elements
+    T* converted;                // `block` elements: those of [begin, begin + block)
+    std::ptrdiff_t* begin;       // -block before the first conversion (the elements are const to scan_steps)
 
-    template <class Visit>
-    void operator()(Visit&& visit) const {
-        for (std::ptrdiff_t done = 0; done < n; done += block) {
-            const std::ptrdiff_t count = std::min(block, n - done);
-            const std::ptrdiff_t begin = Reverse ? n - done - count : done;
-            const char* from = in + begin * in_size;
-            for (std::ptrdiff_t line = 0; line < count * in_size; line += 64) {
+    const T* at_least(std::ptrdiff_t at, std::ptrdiff_t count) const {
+        if (at < *begin || at + count > *begin + block) {
+            *begin = Reverse ? std::max<std::ptrdiff_t>(at + count - block, 0) : at;
+            const char* from = in + *begin * in_size;
+            for (std::ptrdiff_t line = 0; line < block * in_size; line += 64) {
                 prefetch_ahead<Reverse>(from + line);  // as ArrayElements' readers ask
             }
-            widen(from, in_size, reinterpret_cast<char*>(converted), std::ptrdiff_t(sizeof(T)), count);
-            visit(begin, count, ArrayElements<T, false>{converted});
+            widen(from, in_size, reinterpret_cast<char*>(converted), std::ptrdiff_t(sizeof(T)),
+                  std::min(block, n - *begin));
         }
+        return converted + (at - *begin);
     }
-};
-
-// One part of a row's outputs (from `offset` on) for one scan_steps call: the outputs' state (RealignedOutputs' kept
-// vector) goes back to `whole` when the call's vectors are done, for the next part, instead of being finished.
-template <class Outputs>
-struct PartOutputs {
-    using value_type = typename Outputs::value_type;  // what one() takes
-    Outputs* whole;
-    Outputs live;
-    std::ptrdiff_t offset;
-
-    PartOutputs(Outputs& outputs, std::ptrdiff_t from) : whole(&outputs), live(outputs), offset(from) {}
     template <class B>
-    void vector(std::ptrdiff_t at, const B& values) { live.vector(at + offset, values); }
-    void one(std::ptrdiff_t at, value_type value) { live.one(at + offset, value); }
-    void finish_vectors() { *whole = live; }
+    B vector(std::ptrdiff_t at) const { return load_vector<B>(at_least(at, std::ptrdiff_t(B::size))); }
+    T one(std::ptrdiff_t at) const { return *at_least(at, 1); }
+    const T* address(std::ptrdiff_t at) const { return at_least(at, 1); }
 };
 
 // The column first: the row's elements are the step's values on the input row (Source: its elements).
@@ -127,44 +104,21 @@ constexpr bool streams_two_axes_rows() {
     return streams_lines<A, T, Op>() && (sizeof(T) == 4 || sizeof(T) == 8);
 }
 
-// The parts of a row (Parts: WholeRow or WidenedBlocks) and their steps along the column (from and into `carry`,
-// a running value per element), the row's scan with the direct path's arithmetic (scan_line over one row), into out
+// One row of n contiguous elements (Source: the row's elements) and its step along the column (from and into
+// `carry`, n running values), the row's scan with the direct path's arithmetic (scan_line over one row), into out
 // (Streams: past the caches, streams_two_axes_rows).
-template <class A, class T, class Op, bool RowsFirst, bool Reverse, bool Streams, bool Exclusive, class Parts>
-void scan_two_axes_parts(const Parts& parts, T* carry, T* out, bool column_exclusive, bool identity_row) {
-    using Outputs = std::conditional_t<Streams, RealignedOutputs<A, T, Reverse>, ArrayOutputs<T>>;
-    Outputs whole{out};
-    const T neutral = Op::template neutral<T>();
-    T running = neutral;
-    parts([&](std::ptrdiff_t begin, std::ptrdiff_t count, const auto& elements) {
-        const ColumnStep<T, Op> step{carry + begin, column_exclusive, identity_row};
-        const PartOutputs<Outputs> part(whole, begin);
-        if constexpr (RowsFirst) {
-            running = scan_steps<A, T, Op, Reverse, Exclusive, false>(
-                elements, ColumnStepOutputs<T, Op, PartOutputs<Outputs>>{part, step}, count, neutral, running);
-        } else {
-            using Elements = std::decay_t<decltype(elements)>;
-            const ColumnStepElements<T, Op, Elements> stepped{elements, step};
-            running = scan_steps<A, T, Op, Reverse, Exclusive, false>(stepped, part, count, neutral, running);
-        }
-    });
-    finish_vectors(whole, 0);
-}
-
-// A row of n elements and its step along the column: scan_two_axes_parts, then the row's first output as an
-// exclusive scan leaves it.
-template <class A, class T, class Op, bool RowsFirst, bool Reverse, bool Streams, class Parts>
-void scan_two_axes_row_of(const Parts& parts, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
+template <class A, class T, class Op, bool RowsFirst, bool Reverse, bool Streams, class Source>
+void scan_two_axes_row_of(const Source& in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
                           bool column_exclusive, bool identity_row) {
-    const std::ptrdiff_t first = Reverse ? n - 1 : 0;
+    using Outputs = std::conditional_t<Streams, RealignedOutputs<A, T, Reverse>, ArrayOutputs<T>>;
+    const ColumnStep<T, Op> step{carry, column_exclusive, identity_row};
+    const T neutral = Op::template neutral<T>();
     const T identity = Op::template identity<T>();
-    if (!row_exclusive) {
-        scan_two_axes_parts<A, T, Op, RowsFirst, Reverse, Streams, false>(parts, carry, out, column_exclusive,
-                                                                         identity_row);
-    } else {
-        scan_two_axes_parts<A, T, Op, RowsFirst, Reverse, Streams, true>(parts, carry, out, column_exclusive,
-                                                                        identity_row);
-        if constexpr (RowsFirst) {
+    const std::ptrdiff_t first = Reverse ? n - 1 : 0;
+    if constexpr (RowsFirst) {
+        const ColumnStepOutputs<T, Op, Outputs> outputs{Outputs{out}, step};
+        if (row_exclusive) {
+            scan_steps<A, T, Op, Reverse, true, false>(in, outputs, n, neutral, neutral);
             // The row's first value went through the step as the neutral (x op neutral is x), not as the identity
             // that the row's own scan stores there (+0.0 for sums): the step again with it.
             carry[first] = Op::apply(carry[first], identity);
@@ -172,8 +126,16 @@ void scan_two_axes_row_of(const Parts& parts, T* carry, T* out, std::ptrdiff_t n
                 out[first] = carry[first];
             }
         } else {
+            scan_steps<A, T, Op, Reverse, false, false>(in, outputs, n, neutral, neutral);
+        }
+    } else {
+        const ColumnStepElements<T, Op, Source> elements{in, step};
+        if (row_exclusive) {
+            scan_steps<A, T, Op, Reverse, true, false>(elements, Outputs{out}, n, neutral, neutral);
             // The empty range's value is the identity (+0.0 for sums), not the internal neutral -0.0.
             out[first] = identity;
+        } else {
+            scan_steps<A, T, Op, Reverse, false, false>(elements, Outputs{out}, n, neutral, neutral);
         }
     }
     if constexpr (Streams) {
@@ -183,8 +145,8 @@ void scan_two_axes_row_of(const Parts& parts, T* carry, T* out, std::ptrdiff_t n
 }
 
 // The row of scan_two_axes_row_of, into out past the caches where `streams` and the row's type can.
-template <class A, class T, class Op, bool RowsFirst, bool Reverse, class Parts>
-void scan_two_axes_row_to(const Parts& in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
+template <class A, class T, class Op, bool RowsFirst, bool Reverse, class Source>
+void scan_two_axes_row_to(const Source& in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
                           bool column_exclusive, bool identity_row, bool streams) {
     if constexpr (streams_two_axes_rows<A, T, Op>()) {
         if (streams) {
@@ -200,7 +162,7 @@ void scan_two_axes_row_to(const Parts& in, T* carry, T* out, std::ptrdiff_t n, b
 template <class A, class T, class Op, bool RowsFirst, bool Reverse>
 void scan_two_axes_row(const T* in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive, bool column_exclusive,
                        bool identity_row, bool streams) {
-    scan_two_axes_row_to<A, T, Op, RowsFirst, Reverse>(WholeRow<T>{in, n}, carry, out, n, row_exclusive,
+    scan_two_axes_row_to<A, T, Op, RowsFirst, Reverse>(ArrayElements<T>{in}, carry, out, n, row_exclusive,
                                                        column_exclusive, identity_row, streams);
 }
 
@@ -209,9 +171,10 @@ void scan_two_axes_row(const T* in, T* carry, T* out, std::ptrdiff_t n, bool row
 template <class A, class T, class Op, bool RowsFirst, bool Reverse>
 void scan_two_axes_widened_row(const char* in, const RowWidening& widening, T* carry, T* out, std::ptrdiff_t n,
                                bool row_exclusive, bool column_exclusive, bool identity_row, bool streams) {
-    alignas(64) T converted[WidenedBlocks<T, Reverse>::block];
-    const WidenedBlocks<T, Reverse> blocks{in, widening.in_size, n, widening.widen, converted};
-    scan_two_axes_row_to<A, T, Op, RowsFirst, Reverse>(blocks, carry, out, n, row_exclusive, column_exclusive,
+    alignas(64) T converted[WidenedElements<T, Reverse>::block];
+    std::ptrdiff_t begin = -WidenedElements<T, Reverse>::block;
+    const WidenedElements<T, Reverse> elements{in, widening.in_size, n, widening.widen, converted, &begin};
+    scan_two_axes_row_to<A, T, Op, RowsFirst, Reverse>(elements, carry, out, n, row_exclusive, column_exclusive,
                                                        identity_row, streams);
 }
 
