@@ -11,6 +11,7 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "compensated_blocks.hpp"
 #include "kernels.hpp"
 #include "log_sum_exp_kernels.hpp"
 #include "ops.hpp"
@@ -27,17 +28,6 @@ constexpr bool is_vectorized() { return std::is_arithmetic<T>::value; }
 // Ops whose chunks are scanned from their base (TypedKernels::total): a scan state never has a base apart.
 template <class Op>
 constexpr bool scans_from_base() { return std::is_same<Op, LogAddExp>::value; }
-
-// The carry chain keeps few loads in flight out of cache; asking for data 2 KiB ahead keeps the memory busy.
-template <bool Reverse, class T>
-inline void prefetch_ahead(const T* at) {
-#if defined(__GNUC__)
-    constexpr std::ptrdiff_t distance = 2048 / std::ptrdiff_t(sizeof(T));
-    __builtin_prefetch(reinterpret_cast<const char*>(at) + (Reverse ? -1 : 1) * distance * std::ptrdiff_t(sizeof(T)));
-#else
-    (void)at;
-#endif
-}
 
 // Where scan_steps reads the elements it scans and puts its outputs: arrays (or, for two_axes_kernels.hpp, a step
 // along another axis before or after).
@@ -139,11 +129,13 @@ template <class Outputs>
 void finish_vectors(Outputs&, long) {}
 
 // Whether scan[] streams a line's outputs where ScanState::streams: vectorised elements stored as they are computed,
-// but log-sum-exp (at several times a copy's time). Integer ops are exact, so their vectors are aligned for the
-// streaming stores after a head (aligning_head); floats go through RealignedOutputs.
+// but log-sum-exp (at several times a copy's time) and compensated float64 blocks, which store out of scan order
+// (streamed in order through a block's buffer, 400 MB took 1.5 ns an element, against 1.13 stored as computed).
+// Integer ops are exact, so their vectors are aligned for the streaming stores after a head (aligning_head); floats
+// go through RealignedOutputs.
 template <class A, class T, class Op>
 constexpr bool streams_lines() {
-    if constexpr (is_vectorized<A, T>() && !scans_from_base<Op>()) {
+    if constexpr (is_vectorized<A, T>() && !scans_from_base<Op>() && !scans_compensated_blocks<A, T, Op>()) {
         return streams_vectors<typename Op::template vector<T, A>, T>();
     } else {
         return false;
@@ -291,6 +283,9 @@ State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, St
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
         const VectorState fill = splat<B>(Op::template neutral<T>());
         const VectorState base_lanes = splat<B>(base);
+        if constexpr (scans_compensated_blocks<A, T, Op>()) {
+            done = scan_compensated_blocks<A, Reverse, Exclusive, HasBase>(elements, outputs, n, base, carry);
+        }
         VectorState running = splat<B>(carry);
         for (; done + lanes <= n; done += lanes) {
             const std::ptrdiff_t at = Reverse ? n - done - lanes : done;

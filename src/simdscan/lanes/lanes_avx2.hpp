@@ -68,6 +68,17 @@ struct Lanes<xsimd::avx2> : FusedLanes<xsimd::avx2, Lanes<xsimd::avx2>> {
     static batch<double> multiply_add(const batch<double>& x, const batch<double>& y, const batch<double>& z) {
         return _mm256_fmadd_pd(x, y, z);
     }
+    static void transpose(batch<double> (&rows)[4]) {
+        // Pairs of rows interleaved within 128-bit halves, then the halves exchanged.
+        const __m256d even01 = _mm256_unpacklo_pd(rows[0], rows[1]);
+        const __m256d odd01 = _mm256_unpackhi_pd(rows[0], rows[1]);
+        const __m256d even23 = _mm256_unpacklo_pd(rows[2], rows[3]);
+        const __m256d odd23 = _mm256_unpackhi_pd(rows[2], rows[3]);
+        rows[0] = _mm256_permute2f128_pd(even01, even23, 0x20);
+        rows[1] = _mm256_permute2f128_pd(odd01, odd23, 0x20);
+        rows[2] = _mm256_permute2f128_pd(even01, even23, 0x31);
+        rows[3] = _mm256_permute2f128_pd(odd01, odd23, 0x31);
+    }
     static batch<double> load_widened(const float* p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
     static void store_narrowed(float* p, const batch<double>& x) { _mm_storeu_ps(p, _mm256_cvtpd_ps(x)); }
 

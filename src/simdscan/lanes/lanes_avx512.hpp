@@ -62,6 +62,28 @@ struct Lanes<xsimd::avx512bw> : FusedLanes<xsimd::avx512bw, Lanes<xsimd::avx512b
     static batch<double> multiply_add(const batch<double>& x, const batch<double>& y, const batch<double>& z) {
         return _mm512_fmadd_pd(x, y, z);
     }
+    static void transpose(batch<double> (&rows)[8]) {
+        // Pairs of rows interleaved within 128-bit lanes, then 128-bit lanes gathered in two rounds of shuffles.
+        __m512d pairs[8];
+        for (int i = 0; i < 8; i += 2) {
+            pairs[i] = _mm512_unpacklo_pd(rows[i], rows[i + 1]);
+            pairs[i + 1] = _mm512_unpackhi_pd(rows[i], rows[i + 1]);
+        }
+        // quads[h * 4 + c]: the columns c and c + 4 (c in 0, 2, 1, 3) of rows 4h to 4h + 3.
+        __m512d quads[8];
+        for (int h = 0; h < 2; ++h) {
+            for (int odd = 0; odd < 2; ++odd) {
+                const __m512d upper = pairs[4 * h + odd], lower = pairs[4 * h + 2 + odd];
+                quads[4 * h + 2 * odd] = _mm512_shuffle_f64x2(upper, lower, 0x88);
+                quads[4 * h + 2 * odd + 1] = _mm512_shuffle_f64x2(upper, lower, 0xDD);
+            }
+        }
+        constexpr int column[4] = {0, 2, 1, 3};
+        for (int q = 0; q < 4; ++q) {
+            rows[column[q]] = _mm512_shuffle_f64x2(quads[q], quads[q + 4], 0x88);
+            rows[column[q] + 4] = _mm512_shuffle_f64x2(quads[q], quads[q + 4], 0xDD);
+        }
+    }
     static batch<double> load_widened(const float* p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
     static void store_narrowed(float* p, const batch<double>& x) { _mm256_storeu_ps(p, _mm512_cvtpd_ps(x)); }
 

@@ -63,6 +63,22 @@ struct GenericLanes {
         return x * y + z;
     }
 
+    // rows[j]'s lane k moved to rows[k]'s lane j: the square of float64 lanes turned about its diagonal.
+    static void transpose(batch<double> (&rows)[batch<double>::size]) {
+        constexpr std::size_t n = batch<double>::size;
+        alignas(A::alignment()) double square[n * n];
+        for (std::size_t j = 0; j < n; ++j) {
+            rows[j].store_aligned(square + j * n);
+        }
+        for (std::size_t k = 0; k < n; ++k) {
+            alignas(A::alignment()) double column[n];
+            for (std::size_t j = 0; j < n; ++j) {
+                column[j] = square[j * n + k];
+            }
+            rows[k] = batch<double>::load_aligned(column);
+        }
+    }
+
     // float32 elements widened into a float64 register (as many as it has lanes), and narrowed back (rounding to
     // nearest): xsimd 8.1 has no converting load for these.
     static batch<double> load_widened(const float* p) {

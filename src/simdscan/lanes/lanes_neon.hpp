@@ -37,6 +37,11 @@ struct Lanes<xsimd::neon64> : RegisterLanes<xsimd::neon64, Lanes<xsimd::neon64>>
     static batch<double> multiply_add(const batch<double>& x, const batch<double>& y, const batch<double>& z) {
         return vfmaq_f64(z, x, y);
     }
+    static void transpose(batch<double> (&rows)[2]) {
+        const float64x2_t low = vzip1q_f64(rows[0], rows[1]);
+        rows[1] = vzip2q_f64(rows[0], rows[1]);
+        rows[0] = low;
+    }
     static batch<double> load_widened(const float* p) { return vcvt_f64_f32(vld1_f32(p)); }
     static void store_narrowed(float* p, const batch<double>& x) { vst1_f32(p, vcvt_f32_f64(x)); }
 };

@@ -36,6 +36,12 @@ struct Lanes<xsimd::sse2> : RegisterLanes<xsimd::sse2, Lanes<xsimd::sse2>> {
     template <std::size_t Size>
     static __m128i splat_first(__m128i a) { return splat<Size, false>(a); }
 
+    static void transpose(batch<double> (&rows)[2]) {
+        const __m128d low = _mm_unpacklo_pd(rows[0], rows[1]);
+        rows[1] = _mm_unpackhi_pd(rows[0], rows[1]);
+        rows[0] = low;
+    }
+
     static batch<double> load_widened(const float* p) {
         // _mm_loadl_epi64 reads through an unaligned type (_mm_load_sd would claim double alignment: UB).
         return _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
