@@ -129,8 +129,9 @@ template <class Outputs>
 void finish_vectors(Outputs&, long) {}
 
 // Whether scan[] streams a line's outputs where ScanState::streams: vectorised elements stored as they are computed,
-// but log-sum-exp (at several times a copy's time) and compensated float64 blocks, which store out of scan order
-// (streamed in order through a block's buffer, 400 MB took 1.5 ns an element, against 1.13 stored as computed).
+// but log-sum-exp (at several times a copy's time) and compensated float64 blocks, which store out of scan order:
+// streamed through a block's buffer, 400 MB took 1.5 ns an element against 1.13 stored as computed; each place
+// realigned as soon as its two vectors were computed, 1.09-1.11 (Zen 4) and no faster on an Intel Xeon.
 // Integer ops are exact, so their vectors are aligned for the streaming stores after a head (aligning_head); floats
 // go through RealignedOutputs.
 template <class A, class T, class Op>
