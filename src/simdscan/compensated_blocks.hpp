@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 #include <xsimd/xsimd.hpp>
 
@@ -21,9 +22,10 @@ namespace SIMDSCAN_TIER {
 // start, which staging's blocks (1024) and the chunks keep by being multiples of it.
 constexpr std::ptrdiff_t compensated_block_elements = 512;
 
+// Compensated float64 sums, NaN-skipping ones too (their elements admitted as they are loaded).
 template <class A, class T, class Op>
 constexpr bool scans_compensated_blocks() {
-    return std::is_same<Op, CompensatedSummation>::value && std::is_same<T, double>::value;
+    return std::is_base_of<CompensatedSummation, Op>::value && std::is_same<T, double>::value;
 }
 
 // running + x, x a vector of elements (no error of its own): TwoSum, its additions spread as CompensatedSummation's.
@@ -39,17 +41,16 @@ SIMDSCAN_ALWAYS_INLINE Compensated<B> add_elements(const Compensated<B>& running
 // scan_steps' whole blocks of n float64 elements in scan order, from `carry` (updated), their outputs given to
 // `outputs` (ArrayOutputs: streamed ones would need them in order, see streams_lines) a vector at a time as they
 // are computed. Returns how many elements the blocks took.
-template <class A, bool Reverse, bool Exclusive, bool HasBase, class Elements, class Outputs>
+template <class A, class Op, bool Reverse, bool Exclusive, bool HasBase, class Elements, class Outputs>
 std::ptrdiff_t scan_compensated_blocks(const Elements& elements, Outputs& outputs, std::ptrdiff_t n,
                                        const Compensated<double>& base, Compensated<double>& carry) {
     using B = xsimd::batch<double, A>;
     using V = Compensated<B>;
-    using Op = CompensatedSummation;
     constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
     constexpr std::ptrdiff_t block = compensated_block_elements;
     constexpr std::ptrdiff_t rows = block / lanes;  // elements of a sub-chunk, a lane's share
     static_assert(rows % lanes == 0, "sub-chunks are whole squares");
-    const V fill = splat<B>(Op::neutral<double>());
+    const V fill = splat<B>(Op::template neutral<double>());
     const V base_lanes = splat<B>(base);
     std::ptrdiff_t done = 0;
     for (; done + block <= n; done += block) {
@@ -65,7 +66,7 @@ std::ptrdiff_t scan_compensated_blocks(const Elements& elements, Outputs& output
                 if constexpr (Elements::prefetches) {
                     prefetch_ahead<Reverse>(elements.address(at));
                 }
-                const B x = elements.template vector<B>(at);
+                const B x = Op::admit(elements.template vector<B>(at));
                 sum = i == 0 ? V{x, B(0.0)} : add_elements<A>(sum, x);
             }
             sums[k] = sum.sum;
@@ -87,7 +88,7 @@ std::ptrdiff_t scan_compensated_blocks(const Elements& elements, Outputs& output
             const std::ptrdiff_t column = Reverse ? rows - lanes - i : i;
             B square[lanes];
             for (std::ptrdiff_t k = 0; k < lanes; ++k) {
-                square[k] = elements.template vector<B>(first + k * rows + column);
+                square[k] = Op::admit(elements.template vector<B>(first + k * rows + column));
             }
             Lanes<A>::transpose(square);
             for (std::ptrdiff_t s = 0; s < lanes; ++s) {

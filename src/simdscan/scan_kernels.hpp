@@ -285,7 +285,7 @@ State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, St
         const VectorState fill = splat<B>(Op::template neutral<T>());
         const VectorState base_lanes = splat<B>(base);
         if constexpr (scans_compensated_blocks<A, T, Op>()) {
-            done = scan_compensated_blocks<A, Reverse, Exclusive, HasBase>(elements, outputs, n, base, carry);
+            done = scan_compensated_blocks<A, Op, Reverse, Exclusive, HasBase>(elements, outputs, n, base, carry);
         }
         VectorState running = splat<B>(carry);
         for (; done + lanes <= n; done += lanes) {
