@@ -73,18 +73,20 @@ def test_threads_give_identical_results(rng, dtype, layout):
         check_compensated(results[0], base, 0)
 
 
-BLOCK = 512  # compensated_blocks.hpp: float64 lines are scanned a block of this many elements at a time
-CHUNK = 32768  # a float64 line's chunk (256 KiB): later chunks carry a base
+BLOCK = 512  # compensated_blocks.hpp: float64 lines are scanned a block of this many doubles at a time
+CHUNK = 262144  # bytes of a line's chunk: later chunks carry a base
 
 
 @pytest.mark.parametrize("exclusive", [False, True])
 @pytest.mark.parametrize("direction", ["increasing", "decreasing"])
-@pytest.mark.parametrize("length", [BLOCK - 1, BLOCK, BLOCK + 1, 7 * BLOCK + 93, 2 * CHUNK + 3 * BLOCK + 5])
-def test_float64_blocks_within_bound_and_as_staged(rng, length, direction, exclusive):
-    """float64 lines of whole blocks (each lane scanning a sub-chunk from a start the first pass sums), the vectors
-    after the last block, and lines over two chunks: within the bound; the same line strided, scanned through
-    staging's buffer (blocks of 1024), gives the same bits."""
-    x = spread_values(rng, (length,), np.float64)
+@pytest.mark.parametrize("doubles", [BLOCK - 2, BLOCK, BLOCK + 2, 7 * BLOCK + 94, 2 * CHUNK // 8 + 3 * BLOCK + 6])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=lambda d: np.dtype(d).name)
+def test_blocks_within_bound_and_as_staged(rng, dtype, doubles, direction, exclusive):
+    """float64 and complex128 (its parts' two sums interleaved) lines of whole blocks (each lane scanning a sub-chunk
+    from a start the first pass sums), the vectors after the last block, and lines over two chunks: within the
+    bound; the same line strided, scanned through staging's buffer (blocks of 1024 elements), gives the same bits."""
+    length = doubles * 8 // np.dtype(dtype).itemsize
+    x = spread_values(rng, (length,), dtype)
     got = simdscan.cumsum(x, direction=direction, exclusive=exclusive, compensated=True)
     check_compensated(got, x, 0, direction == "decreasing", exclusive)
     strided = np.repeat(x, 2)[::2]

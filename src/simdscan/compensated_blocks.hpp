@@ -1,10 +1,12 @@
-// Compensated float64 sums a block at a time, the scan running down the lanes instead of across them: each of a
-// vector's lanes takes one of the block's sub-chunks, so a step is one TwoSum on whole vectors, where the
-// in-register scan pays log2(lanes) + 2 TwoSums per vector and moves sums and errors across lanes for each (it took
-// 3.8x the plain scan's time on Zen 4, the blocks 2.2x). The sub-chunks' starts come from a first pass that sums
-// each; squares of lanes x lanes elements are turned about their diagonal (Lanes::transpose) on the way in and out.
+// Compensated float64 (and complex128) sums a block at a time, the scan running down the lanes instead of across
+// them: each of a vector's lanes takes one of the block's sub-chunks, so a step is one TwoSum on whole vectors, where
+// the in-register scan pays log2(lanes) + 2 TwoSums per vector and moves sums and errors across lanes for each (it
+// took 3.8x the plain scan's time on Zen 4, the blocks 2.2x). The sub-chunks' starts come from a first pass that
+// sums each; squares of lanes x lanes elements are turned about their diagonal (Lanes::transpose) on the way in and
+// out.
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <type_traits>
 
@@ -22,10 +24,16 @@ namespace SIMDSCAN_TIER {
 // start, which staging's blocks (1024) and the chunks keep by being multiples of it.
 constexpr std::ptrdiff_t compensated_block_elements = 512;
 
-// Compensated float64 sums, NaN-skipping ones too (their elements admitted as they are loaded).
+// Compensated float64 sums, NaN-skipping ones too (their elements admitted as they are loaded), and compensated
+// complex128 sums: a complex line is the two sums of its parts, interleaved (a NaN-skipping one would skip both
+// parts of a complex NaN, which the parts apart cannot see).
 template <class A, class T, class Op>
 constexpr bool scans_compensated_blocks() {
-    return std::is_base_of<CompensatedSummation, Op>::value && std::is_same<T, double>::value;
+    if constexpr (std::is_same<T, std::complex<double>>::value) {
+        return std::is_same<Op, CompensatedSummation>::value;
+    } else {
+        return std::is_base_of<CompensatedSummation, Op>::value && std::is_same<T, double>::value;
+    }
 }
 
 // running + x, x a vector of elements (no error of its own): TwoSum, its additions spread as CompensatedSummation's.
@@ -38,20 +46,25 @@ SIMDSCAN_ALWAYS_INLINE Compensated<B> add_elements(const Compensated<B>& running
     return {sum, running.error + dropped};
 }
 
-// scan_steps' whole blocks of n float64 elements in scan order, from `carry` (updated), their outputs given to
-// `outputs` (ArrayOutputs: streamed ones would need them in order, see streams_lines) a vector at a time as they
-// are computed. Returns how many elements the blocks took.
-template <class A, class Op, bool Reverse, bool Exclusive, bool HasBase, class Elements, class Outputs>
-std::ptrdiff_t scan_compensated_blocks(const Elements& elements, Outputs& outputs, std::ptrdiff_t n,
-                                       const Compensated<double>& base, Compensated<double>& carry) {
+// scan_compensated_blocks on n doubles, the interleaved parts of elements of Parts doubles: lane l of a vector, and
+// row j of a square, hold part l % Parts (j % Parts), as every vector starts a multiple of the lanes into the line.
+template <class A, class Op, int Parts, bool Reverse, bool Exclusive, bool HasBase, class Elements, class Outputs>
+std::ptrdiff_t scan_blocks_of_parts(const Elements& elements, Outputs& outputs, std::ptrdiff_t n,
+                                    const Compensated<double> (&base)[Parts], Compensated<double> (&carry)[Parts]) {
     using B = xsimd::batch<double, A>;
     using V = Compensated<B>;
     constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
     constexpr std::ptrdiff_t block = compensated_block_elements;
     constexpr std::ptrdiff_t rows = block / lanes;  // elements of a sub-chunk, a lane's share
-    static_assert(rows % lanes == 0, "sub-chunks are whole squares");
+    static_assert(rows % lanes == 0 && lanes % Parts == 0, "sub-chunks are whole squares of whole elements");
     const V fill = splat<B>(Op::template neutral<double>());
-    const V base_lanes = splat<B>(base);
+    alignas(A::alignment()) double base_sums[lanes];
+    alignas(A::alignment()) double base_errors[lanes];
+    for (std::ptrdiff_t l = 0; l < lanes; ++l) {
+        base_sums[l] = base[l % Parts].sum;
+        base_errors[l] = base[l % Parts].error;
+    }
+    const V base_lanes{B::load_aligned(base_sums), B::load_aligned(base_errors)};
     std::ptrdiff_t done = 0;
     for (; done + block <= n; done += block) {
         const std::ptrdiff_t first = Reverse ? n - done - block : done;
@@ -72,17 +85,20 @@ std::ptrdiff_t scan_compensated_blocks(const Elements& elements, Outputs& output
             sums[k] = sum.sum;
             errors[k] = sum.error;
         }
-        // Lane k of the sub-chunks' totals, then the state before each sub-chunk and after the block.
+        // Lane k of each part's sub-chunk totals, then the state before each sub-chunk and after the block.
         Lanes<A>::transpose(sums);
         Lanes<A>::transpose(errors);
-        V totals{sums[0], errors[0]};
-        for (std::ptrdiff_t l = 1; l < lanes; ++l) {
-            totals = Op::apply(totals, V{sums[l], errors[l]});
+        V running[Parts];
+        for (int p = 0; p < Parts; ++p) {
+            V totals{sums[p], errors[p]};
+            for (std::ptrdiff_t l = p + Parts; l < lanes; l += Parts) {
+                totals = Op::apply(totals, V{sums[l], errors[l]});
+            }
+            const V through = vector_prefix<A, Op, Reverse, 1, B::size>(totals, fill);
+            const V before = splat<B>(carry[p]);
+            running[p] = Op::apply(before, shifted<A, Reverse, 1>(through, fill));
+            carry[p] = first_lane(Op::apply(before, broadcast_total<A, Reverse>(through)));
         }
-        const V through = vector_prefix<A, Op, Reverse, 1, B::size>(totals, fill);
-        const V before = splat<B>(carry);
-        V running = Op::apply(before, shifted<A, Reverse, 1>(through, fill));
-        carry = first_lane(Op::apply(before, broadcast_total<A, Reverse>(through)));
         // The scan down the lanes, a square at a time, its outputs turned back as they are stored.
         for (std::ptrdiff_t i = 0; i < rows; i += lanes) {
             const std::ptrdiff_t column = Reverse ? rows - lanes - i : i;
@@ -93,13 +109,14 @@ std::ptrdiff_t scan_compensated_blocks(const Elements& elements, Outputs& output
             Lanes<A>::transpose(square);
             for (std::ptrdiff_t s = 0; s < lanes; ++s) {
                 const std::ptrdiff_t j = Reverse ? lanes - 1 - s : s;
+                V& part = running[j % Parts];
                 const B x = square[j];
                 if constexpr (Exclusive) {
-                    square[j] = Op::lower(running);
+                    square[j] = Op::lower(part);
                 }
-                running = add_elements<A>(running, x);
+                part = add_elements<A>(part, x);
                 if constexpr (!Exclusive) {
-                    square[j] = Op::lower(running);
+                    square[j] = Op::lower(part);
                 }
             }
             Lanes<A>::transpose(square);
@@ -112,6 +129,32 @@ std::ptrdiff_t scan_compensated_blocks(const Elements& elements, Outputs& output
         }
     }
     return done;
+}
+
+// scan_steps' whole blocks of n float64 or complex128 elements in scan order, from `carry` (updated); Elements and
+// Outputs give the elements' doubles (scan_kernels.hpp's parts_of), and take the outputs a vector at a time as they
+// are computed (ArrayOutputs: streamed ones would need them in order, see streams_lines). Returns how many elements
+// the blocks took.
+template <class A, class Op, bool Reverse, bool Exclusive, bool HasBase, class T, class Elements, class Outputs>
+std::ptrdiff_t scan_compensated_blocks(const Elements& elements, Outputs& outputs, std::ptrdiff_t n,
+                                       const Compensated<T>& base, Compensated<T>& carry) {
+    if constexpr (std::is_same<T, double>::value) {
+        const Compensated<double> bases[1] = {base};
+        Compensated<double> carries[1] = {carry};
+        const std::ptrdiff_t done =
+            scan_blocks_of_parts<A, Op, 1, Reverse, Exclusive, HasBase>(elements, outputs, n, bases, carries);
+        carry = carries[0];
+        return done;
+    } else {
+        const Compensated<double> bases[2] = {{base.sum.real(), base.error.real()},
+                                              {base.sum.imag(), base.error.imag()}};
+        Compensated<double> carries[2] = {{carry.sum.real(), carry.error.real()},
+                                          {carry.sum.imag(), carry.error.imag()}};
+        const std::ptrdiff_t done =
+            scan_blocks_of_parts<A, Op, 2, Reverse, Exclusive, HasBase>(elements, outputs, 2 * n, bases, carries);
+        carry = {{carries[0].sum, carries[1].sum}, {carries[0].error, carries[1].error}};
+        return done / 2;
+    }
 }
 
 }  // namespace SIMDSCAN_TIER

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -62,6 +63,19 @@ struct ArrayOutputs {
 template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State, class Elements,
           class Outputs>
 State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, State base, State carry);
+
+// The doubles of complex128 arrays, as compensated_blocks.hpp scans them; float64 ones as they are.
+template <bool Prefetches>
+ArrayElements<double, Prefetches> parts_of(const ArrayElements<std::complex<double>, Prefetches>& elements) {
+    return {reinterpret_cast<const double*>(elements.in)};
+}
+inline ArrayOutputs<double> parts_of(const ArrayOutputs<std::complex<double>>& outputs) {
+    return {reinterpret_cast<double*>(outputs.out)};
+}
+template <class Arrays>
+const Arrays& parts_of(const Arrays& arrays) {
+    return arrays;
+}
 
 // scan_steps' outputs for a float line past the caches. The vectors the scan computes sit where its arithmetic
 // groups them: aligning them for streaming stores would change the grouping, and so the bits, by out's address. So
@@ -278,15 +292,17 @@ template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase
           class Outputs>
 State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, State base, State carry) {
     std::ptrdiff_t done = 0;
+    if constexpr (scans_compensated_blocks<A, T, Op>()) {
+        auto part_outputs = parts_of(outputs);
+        done = scan_compensated_blocks<A, Op, Reverse, Exclusive, HasBase>(parts_of(elements), part_outputs, n, base,
+                                                                           carry);
+    }
     if constexpr (is_vectorized<A, T>()) {
         using B = typename Op::template vector<T, A>;
         using VectorState = typename Op::template state<B>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
         const VectorState fill = splat<B>(Op::template neutral<T>());
         const VectorState base_lanes = splat<B>(base);
-        if constexpr (scans_compensated_blocks<A, T, Op>()) {
-            done = scan_compensated_blocks<A, Op, Reverse, Exclusive, HasBase>(elements, outputs, n, base, carry);
-        }
         VectorState running = splat<B>(carry);
         for (; done + lanes <= n; done += lanes) {
             const std::ptrdiff_t at = Reverse ? n - done - lanes : done;
