@@ -151,20 +151,27 @@ def test_special_values(dtype):
     total that passes float32's range and comes back is exact, as NumPy's float64 scan rounded once; float64 and
     complex128 give inf or NaN where one of an output's additions overflowed (which additions those are depends on
     the order, as in any vectorized sum: NumPy's sequential order gives inf from the first overflow on), and the
-    exact sum everywhere else."""
+    exact sum everywhere else. Lines of whole blocks too (compensated_blocks.hpp), where an infinity, a NaN or a
+    first-pass sum that overflows hands the rest of the line to the scan across the lanes: +-big alternating, whose
+    prefixes are all in range, stays exact."""
     real = np.dtype(dtype).type(0).real.dtype
     big = np.finfo(real).max
     order_free = (
         [-0.0] * 37,
+        [-0.0] * 1100,
         [1.0, np.inf, 2.0] * 13,
         [1.0, np.inf, -np.inf, 1.0] * 9,
         [1.0, np.nan, 2.0] * 13,
+        [1.0] * 1000 + [np.inf] + [2.0] * 300,
+        [1.0] * 1000 + [np.nan] + [2.0] * 300,
     )
     overflowing = (
         [big, big, -big, -big / 2] * 9,  # partial sums exact in double precision
         [-big, -big, big / 4] * 13,
+        [big, big, -big, -big / 2] * 280,
     )
     lines = [(line, "order-free") for line in order_free] + [(line, "overflowing") for line in overflowing]
+    lines.append(([big, -big] * 600, "in range"))
     wide = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
     for line, kind in lines:
         a = np.array(line, dtype=dtype)
@@ -184,6 +191,7 @@ def test_special_values(dtype):
                     assert finite[-1 if decreasing else 0], got  # one term, or none
                     in_range = [abs(e) <= Fraction(big) for e in exact]
                     assert not np.any(finite & ~np.array(in_range)), got
+                    assert kind == "overflowing" or np.all(finite), got
                     want = np.array([float(e) if f else g for e, f, g in zip(exact, finite, got.real)], dtype=dtype)
                 np.testing.assert_array_equal(got, want)
                 assert np.array_equal(np.signbit(got.real), np.signbit(want.real)), (line[:4], got[:4], want[:4])

@@ -88,13 +88,23 @@ std::ptrdiff_t scan_blocks_of_parts(const Elements& elements, Outputs& outputs, 
         // Lane k of each part's sub-chunk totals, then the state before each sub-chunk and after the block.
         Lanes<A>::transpose(sums);
         Lanes<A>::transpose(errors);
+        V totals[Parts];
+        auto finite = xsimd::batch_bool<double, A>(true);
+        for (int p = 0; p < Parts; ++p) {
+            totals[p] = V{sums[p], errors[p]};
+            for (std::ptrdiff_t l = p + Parts; l < lanes; l += Parts) {
+                totals[p] = Op::apply(totals[p], V{sums[l], errors[l]});
+            }
+            finite = finite && xsimd::isfinite(totals[p].sum);
+        }
+        if (!xsimd::all(finite)) {
+            // An infinity or NaN, or a first-pass sum (of a lane's elements, in no prefix) that overflowed: the rest
+            // of the line goes across the lanes, as it did before the blocks (±big alternating stays exact).
+            break;
+        }
         V running[Parts];
         for (int p = 0; p < Parts; ++p) {
-            V totals{sums[p], errors[p]};
-            for (std::ptrdiff_t l = p + Parts; l < lanes; l += Parts) {
-                totals = Op::apply(totals, V{sums[l], errors[l]});
-            }
-            const V through = vector_prefix<A, Op, Reverse, 1, B::size>(totals, fill);
+            const V through = vector_prefix<A, Op, Reverse, 1, B::size>(totals[p], fill);
             const V before = splat<B>(carry[p]);
             running[p] = Op::apply(before, shifted<A, Reverse, 1>(through, fill));
             carry[p] = first_lane(Op::apply(before, broadcast_total<A, Reverse>(through)));
