@@ -20,9 +20,9 @@ namespace simdscan {
 namespace detail {
 namespace SIMDSCAN_TIER {
 
-// The elements of one block on every tier: the grouping of its additions, and so its bits, depends on where blocks
-// start, which staging's blocks (1024) and the chunks keep by being multiples of it.
-constexpr std::ptrdiff_t compensated_block_elements = 512;
+// The doubles of one block on every tier (256 complex128 elements): the grouping of its additions, and so its bits,
+// depends on where blocks start, which staging's blocks (1024 elements) and the chunks keep by being multiples of it.
+constexpr std::ptrdiff_t compensated_block_doubles = 512;
 
 // Compensated float64 sums, NaN-skipping ones too (their elements admitted as they are loaded), and compensated
 // complex128 sums: a complex line is the two sums of its parts, interleaved (a NaN-skipping one would skip both
@@ -54,7 +54,7 @@ std::ptrdiff_t scan_blocks_of_parts(const Elements& elements, Outputs& outputs, 
     using B = xsimd::batch<double, A>;
     using V = Compensated<B>;
     constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-    constexpr std::ptrdiff_t block = compensated_block_elements;
+    constexpr std::ptrdiff_t block = compensated_block_doubles;
     constexpr std::ptrdiff_t rows = block / lanes;  // elements of a sub-chunk, a lane's share
     static_assert(rows % lanes == 0 && lanes % Parts == 0, "sub-chunks are whole squares of whole elements");
     const V fill = splat<B>(Op::template neutral<double>());
