@@ -36,7 +36,9 @@ constexpr bool scans_compensated_blocks() {
     }
 }
 
-// running + x, x a vector of elements (no error of its own): TwoSum, its additions spread as CompensatedSummation's.
+// running + x, x a vector of elements (no error of its own): TwoSum, its additions spread as CompensatedSummation's,
+// without apply's addition of x's zero error (which signed zeros keep the compiler from dropping): 8192 doubles took
+// 3.72-3.78x a copy with it gone, 3.91-4.03x with apply (Zen 4).
 template <class A, class B>
 SIMDSCAN_ALWAYS_INLINE Compensated<B> add_elements(const Compensated<B>& running, const B& x) {
     using L = Lanes<A>;
