@@ -71,5 +71,4 @@ for _public in (
     _public.__module__ = __name__
 del _public
 
-_core._initialise(Direction)
 configure_from_environment()

@@ -7,6 +7,7 @@ from typing import Any, Optional, Tuple, Union
 import numpy as np
 
 from . import _core
+from ._fast_calls import fast_calls
 from ._axes import scan_axes
 from ._runtime import Direction
 
@@ -29,6 +30,7 @@ def _cumprod_axis(a: Any, axis: Any, *, direction: Any, exclusive: Any, out: Any
     return _core.scan("multiply", a, axis, direction, exclusive, dtype, out, False, False)
 
 
+@fast_calls("add", ("direction", "exclusive", "dtype", "out", "compensated"))
 def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
            dtype: Any = None, out: Optional[np.ndarray] = None, compensated: bool = False) -> np.ndarray:
     """Cumulative sum along an axis, as DirectML's DML_CUMULATIVE_SUMMATION_OPERATOR_DESC.
@@ -213,6 +215,7 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
     return _core.scan("add", a, axis, direction, exclusive, dtype, out, compensated, False)
 
 
+@fast_calls("multiply", ("direction", "exclusive", "dtype", "out"))
 def cumprod(a: Any, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
             dtype: Any = None, out: Optional[np.ndarray] = None) -> np.ndarray:
     """Cumulative product along an axis, as DirectML's DML_CUMULATIVE_PRODUCT_OPERATOR_DESC.

@@ -55,10 +55,11 @@ py::dtype native(const py::dtype& dtype) {
 simdscan::TensorView view_of(const py::array& array, void* data) {
     simdscan::TensorView view;
     view.data = data;
-    view.data_type = data_type_of(array.dtype());
+    const py::dtype dtype = array.dtype();
+    view.data_type = data_type_of(dtype);
     view.sizes.assign(array.shape(), array.shape() + array.ndim());
     view.byte_strides.assign(array.strides(), array.strides() + array.ndim());
-    view.byte_swapped = !is_native(array.dtype());
+    view.byte_swapped = !is_native(dtype);
     return view;
 }
 

@@ -8,10 +8,12 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import _core
+from ._fast_calls import fast_calls
 from ._axes import scan_axes
 from ._runtime import Direction
 
 
+@fast_calls("maximum", ("direction", "exclusive", "out"))
 def cummax(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
            exclusive: bool = False, out: Any = None, return_indices: bool = False) -> Any:
     """Running maximum along an axis, in the input's dtype, with the flags of :func:`cumsum`.
@@ -66,6 +68,7 @@ def cummax(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, st
     return _core.scan("maximum", a, axis, direction, exclusive, None, out, False, False)
 
 
+@fast_calls("minimum", ("direction", "exclusive", "out"))
 def cummin(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
            exclusive: bool = False, out: Any = None, return_indices: bool = False) -> Any:
     """Running minimum along an axis: :func:`cummax` with the order reversed (exclusive identity: the highest value).
@@ -89,6 +92,7 @@ def cummin(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, st
     return _core.scan("minimum", a, axis, direction, exclusive, None, out, False, False)
 
 
+@fast_calls("maximum", ("direction", "exclusive", "out"), skip_nan=True)
 def nancummax(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
               exclusive: bool = False, out: Optional[np.ndarray] = None) -> np.ndarray:
     """Running maximum that skips NaN, as :func:`numpy.fmax.accumulate`: NaN only before the first number.
@@ -108,6 +112,7 @@ def nancummax(a: Any, axis: Optional[int] = None, *, direction: Union[Direction,
     return _core.scan("maximum", a, axis, direction, exclusive, None, out, False, True)
 
 
+@fast_calls("minimum", ("direction", "exclusive", "out"), skip_nan=True)
 def nancummin(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
               exclusive: bool = False, out: Optional[np.ndarray] = None) -> np.ndarray:
     """Running minimum that skips NaN, as :func:`numpy.fmin.accumulate` (see :func:`nancummax`).

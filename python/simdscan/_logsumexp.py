@@ -7,9 +7,11 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import _core
+from ._fast_calls import fast_calls
 from ._runtime import Direction
 
 
+@fast_calls("logaddexp", ("direction", "exclusive", "dtype", "out"))
 def logcumsumexp(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
                  exclusive: bool = False, dtype: Any = None, out: Optional[np.ndarray] = None) -> np.ndarray:
     """log(cumsum(exp(a))) along an axis, computed stably, with the flags of :func:`cumsum`.

@@ -7,9 +7,11 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import _core
+from ._fast_calls import fast_calls
 from ._runtime import Direction
 
 
+@fast_calls("add", ("direction", "exclusive", "dtype", "out", "compensated"), skip_nan=True)
 def nancumsum(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
               exclusive: bool = False, dtype: Any = None, out: Optional[np.ndarray] = None,
               compensated: bool = False) -> np.ndarray:
@@ -31,6 +33,7 @@ def nancumsum(a: Any, axis: Optional[int] = None, *, direction: Union[Direction,
     return _core.scan("add", a, axis, direction, exclusive, dtype, out, compensated, True)
 
 
+@fast_calls("multiply", ("direction", "exclusive", "dtype", "out"), skip_nan=True)
 def nancumprod(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
                exclusive: bool = False, dtype: Any = None, out: Optional[np.ndarray] = None) -> np.ndarray:
     """Cumulative product counting NaN as one, as :func:`numpy.nancumprod`, with the flags of :func:`cumprod`.

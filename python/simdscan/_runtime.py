@@ -31,6 +31,10 @@ class Direction(enum.Enum):
     DECREASING = "decreasing"
 
 
+# The core learns the Direction type before any scan is made or called (_fast_calls builds the public ones at import).
+_core._initialise(Direction)
+
+
 # More workers than this is a mistake, not a machine: each one is an OS thread kept for the process's life.
 _MAX_THREADS = 1024
 
