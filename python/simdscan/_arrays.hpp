@@ -52,15 +52,14 @@ py::dtype native(const py::dtype& dtype) {
     return is_native(dtype) ? dtype : py::dtype(dtype.attr("newbyteorder")("="));
 }
 
-simdscan::TensorView view_of(const py::array& array, void* data) {
-    simdscan::TensorView view;
+// array as the core's view of it, data its first element, into `view` (whose vectors keep their capacity).
+void describe(simdscan::TensorView& view, const py::array& array, void* data) {
     view.data = data;
     const py::dtype dtype = array.dtype();
     view.data_type = data_type_of(dtype);
     view.sizes.assign(array.shape(), array.shape() + array.ndim());
     view.byte_strides.assign(array.strides(), array.strides() + array.ndim());
     view.byte_swapped = !is_native(dtype);
-    return view;
 }
 
 // The lowest and one-past-highest byte an array touches.
