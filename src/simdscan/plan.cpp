@@ -14,22 +14,28 @@ namespace {
 
 // The output must not overlap itself: with axes sorted by stride, each must step past the extent of the previous.
 bool has_internal_overlap(const TensorView& view) {
-    std::vector<std::pair<std::ptrdiff_t, std::ptrdiff_t>> dims;  // (|stride|, size)
+    // (|stride|, size) of the axes longer than 1: on the stack for up to 8 axes (a vector was an allocation a call).
+    using StrideSize = std::pair<std::ptrdiff_t, std::ptrdiff_t>;
+    constexpr std::size_t stack_axes = 8;
+    StrideSize on_stack[stack_axes];
+    std::vector<StrideSize> on_heap(view.sizes.size() > stack_axes ? view.sizes.size() : 0);
+    StrideSize* const dims = on_heap.empty() ? on_stack : on_heap.data();
+    std::size_t count = 0;
     for (std::size_t d = 0; d < view.sizes.size(); ++d) {
         if (view.sizes[d] == 0) {
             return false;
         }
         if (view.sizes[d] > 1) {
-            dims.emplace_back(magnitude(view.byte_strides[d]), view.sizes[d]);
+            dims[count++] = {magnitude(view.byte_strides[d]), view.sizes[d]};
         }
     }
-    std::sort(dims.begin(), dims.end());
+    std::sort(dims, dims + count);
     std::ptrdiff_t extent = std::ptrdiff_t(element_size(view.data_type));
-    for (const auto& dim : dims) {
-        if (dim.first < extent) {
+    for (std::size_t i = 0; i < count; ++i) {
+        if (dims[i].first < extent) {
             return true;
         }
-        extent = dim.first * (dim.second - 1) + extent;
+        extent = dims[i].first * (dims[i].second - 1) + extent;
     }
     return false;
 }
