@@ -104,7 +104,7 @@ std::size_t parse_axis(const py::handle& axis, py::ssize_t ndim) {
 }
 
 // Python truthiness, as `if x:` sees it (numpy.bool_ included).
-bool truth(const py::object& x) {
+bool truth(py::handle x) {
     const int value = PyObject_IsTrue(x.ptr());
     if (value < 0) {
         throw py::error_already_set();
@@ -113,7 +113,7 @@ bool truth(const py::object& x) {
 }
 
 // exclusive=: one flag (a tuple, truthy, would pass as True).
-bool parse_exclusive(const py::object& exclusive) {
+bool parse_exclusive(py::handle exclusive) {
     if (PyTuple_Check(exclusive.ptr())) {
         throw py::type_error("exclusive must be one flag; a tuple of them needs a tuple axis, with one entry per axis");
     }
@@ -164,7 +164,7 @@ void check_operator_takes(CumulativeOperator op, const py::dtype& result) {
 
 // Checks an out= argument against the result's shape (array's) and dtype.
 // name: a C string, built into a message only on error (a std::string of "the indices' out" is a malloc per call).
-void check_out(const py::object& out, const char* name, const py::array& array, const py::dtype& dtype) {
+void check_out(py::handle out, const char* name, const py::array& array, const py::dtype& dtype) {
     if (!py::isinstance<py::array>(out)) {
         throw py::type_error(std::string(name) + " must be a numpy.ndarray, got " + Py_TYPE(out.ptr())->tp_name);
     }
@@ -186,14 +186,15 @@ void check_out(const py::object& out, const char* name, const py::array& array, 
 
 // The scan of a along axis: the result array, or (values, indices) for an indexed extremum (want_indices, or
 // indices_out given).
-py::object cumulative(CumulativeOperator op, const py::object& a, const py::object& axis,
-                      const py::object& direction, const py::object& exclusive, bool compensated, bool skip_nan,
-                      const py::object& dtype, const py::object& out, bool want_indices = false,
-                      const py::object& indices_out = py::none()) {
+// The Python arguments are borrowed handles: their callers hold them for the call.
+py::object cumulative(CumulativeOperator op, py::handle a, py::handle axis, py::handle direction, py::handle exclusive,
+                      bool compensated, bool skip_nan, py::handle dtype, py::handle out, bool want_indices = false,
+                      py::handle indices_out = Py_None) {
     // A pair of axes (from scan_axes, already checked) comes with a direction and a flag for each.
     const bool two_axes = PyTuple_Check(axis.ptr());
-    const auto entry = [&](const py::object& value, std::size_t i) -> py::object {
-        return two_axes && PyTuple_Check(value.ptr()) ? py::object(value[py::int_(i)]) : value;
+    const auto entry = [&](py::handle value, std::size_t i) -> py::object {
+        return two_axes && PyTuple_Check(value.ptr()) ? py::object(value[py::int_(i)])
+                                                      : py::reinterpret_borrow<py::object>(value);
     };
     const bool reverse = parse_direction(entry(direction, 0));
     const bool exclusive_flag = parse_exclusive(entry(exclusive, 0));
@@ -203,7 +204,7 @@ py::object cumulative(CumulativeOperator op, const py::object& a, const py::obje
     // rejects unsupported input dtypes by name, even when dtype= is given
     const py::dtype input_dtype = array.dtype();
     const simdscan::DataType input_type = data_type_of(input_dtype);
-    py::dtype result_dtype = !dtype.is_none() ? py::dtype::from_args(dtype) : default_result_dtype(op, input_dtype);
+    py::dtype result_dtype = !dtype.is_none() ? py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype)) : default_result_dtype(op, input_dtype);
     const simdscan::DataType result_type = data_type_of(result_dtype);
     check_operator_takes(op, result_dtype);
     if (compensated && op != CumulativeOperator::summation) {
@@ -254,8 +255,8 @@ py::object cumulative(CumulativeOperator op, const py::object& a, const py::obje
         array = array.attr("copy")();
     }
     // Handles, not py::arrays: pybind11's default-constructed array allocates one, on every call.
-    py::object result_handle = out;
-    py::object indices = indices_out;
+    auto result_handle = py::reinterpret_borrow<py::object>(out);
+    auto indices = py::reinterpret_borrow<py::object>(indices_out);
     {
         const auto elements = std::size_t(array.size());
         const CachedResults cached(std::max(have_out ? 0 : elements * std::size_t(result_dtype.itemsize()),
@@ -335,28 +336,25 @@ PyObject* positional(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     }
 }
 
-py::object borrowed(PyObject* object) { return py::reinterpret_borrow<py::object>(object); }
-
 // scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan)
 py::object scan(PyObject* const* args) {
-    return cumulative(parse_operator(args[0]), borrowed(args[1]), borrowed(args[2]), borrowed(args[3]),
-                      borrowed(args[4]), truth(borrowed(args[7])), truth(borrowed(args[8])), borrowed(args[5]),
-                      borrowed(args[6]));
+    return cumulative(parse_operator(args[0]), args[1], args[2], args[3], args[4], truth(args[7]), truth(args[8]),
+                      args[5], args[6]);
 }
 
 // scan_indexed(op, a, axis, direction, exclusive, out): out is None or a pair (values, indices).
 py::object scan_indexed(PyObject* const* args) {
-    py::object out = borrowed(args[5]);
-    py::object indices_out = py::none();
+    py::handle out = args[5];
+    py::handle indices_out = Py_None;
     if (!out.is_none()) {
         if (!PyTuple_Check(out.ptr()) || PyTuple_GET_SIZE(out.ptr()) != 2) {
             throw py::type_error("with return_indices=True, out must be None or a tuple (values, indices)");
         }
-        indices_out = borrowed(PyTuple_GET_ITEM(out.ptr(), 1));
-        out = borrowed(PyTuple_GET_ITEM(out.ptr(), 0));
+        indices_out = PyTuple_GET_ITEM(out.ptr(), 1);
+        out = PyTuple_GET_ITEM(out.ptr(), 0);
     }
-    return cumulative(parse_operator(args[0]), borrowed(args[1]), borrowed(args[2]), borrowed(args[3]),
-                      borrowed(args[4]), false, false, py::none(), out, true, indices_out);
+    return cumulative(parse_operator(args[0]), args[1], args[2], args[3], args[4], false, false, Py_None, out, true,
+                      indices_out);
 }
 
 // A public scan's own call (fast_scan): its Python function's body, made without the Python frame (which took 190 ns
@@ -407,10 +405,9 @@ PyObject* fast_scan_call(const FastScan& scan, PyObject* const* args, Py_ssize_t
         return PyObject_Vectorcall(scan.function.ptr(), args, std::size_t(nargs), kwnames);
     }
     try {
-        return cumulative(scan.op, borrowed(values[FastScan::a]), borrowed(values[FastScan::axis]),
-                          borrowed(values[FastScan::direction]), borrowed(values[FastScan::exclusive]),
-                          truth(borrowed(values[FastScan::compensated])), scan.skip_nan,
-                          borrowed(values[FastScan::dtype]), borrowed(values[FastScan::out]))
+        return cumulative(scan.op, values[FastScan::a], values[FastScan::axis], values[FastScan::direction],
+                          values[FastScan::exclusive], truth(values[FastScan::compensated]), scan.skip_nan,
+                          values[FastScan::dtype], values[FastScan::out])
             .release()
             .ptr();
     } catch (...) {
