@@ -7,8 +7,8 @@ from typing import Any, Optional, Tuple, Union
 import numpy as np
 
 from . import _core
-from ._fast_calls import fast_calls
 from ._axes import scan_axes
+from ._fast_calls import fast_calls
 from ._runtime import Direction
 
 #: ``axis``: one axis, several (scanned in turn), or None (the flattened array)

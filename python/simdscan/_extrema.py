@@ -8,8 +8,8 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import _core
-from ._fast_calls import fast_calls
 from ._axes import scan_axes
+from ._fast_calls import fast_calls
 from ._runtime import Direction
 
 
