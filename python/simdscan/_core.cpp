@@ -35,8 +35,8 @@ struct PythonObjects {
     py::dtype bool_result;
     py::dtype intp;  // the indices' dtype
     // The names the scans take, interned: the Python callers' literals are these very objects, found by address.
-    py::object increasing = py::reinterpret_steal<py::object>(PyUnicode_InternFromString("increasing"));
-    py::object decreasing_name = py::reinterpret_steal<py::object>(PyUnicode_InternFromString("decreasing"));
+    py::object increasing = interned("increasing");
+    py::object decreasing_name = interned("decreasing");
     // The public scans' argument names, in FastScan's slot order.
     py::object argument_names[7] = {interned("a"),         interned("axis"), interned("direction"),
                                     interned("exclusive"), interned("dtype"), interned("out"),
@@ -321,20 +321,35 @@ void initialise(const py::object& direction_type) {
     initialise_result_memory();
 }
 
+// A C entry point's result: make()'s object as a new reference, or null with the Python error set from what it threw
+// (pybind11's own mapping to Python errors).
+template <class Make>
+PyObject* to_python(Make&& make) {
+    try {
+        return make().release().ptr();
+    } catch (...) {
+        py::detail::translate_exception(std::current_exception());
+        return nullptr;
+    }
+}
+
+// METH_FASTCALL functions are stored as PyCFunction; the detour through void (*)() tells the compiler so.
+template <class Function>
+PyCFunction as_method(Function* function) {
+    return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function));
+}
+
 // The two scan entry points take positional arguments through METH_FASTCALL: pybind11's dispatcher (an argument
 // vector, a tuple and a caster per argument) cost about 100 ns of a 16-element scan's 700.
 template <Py_ssize_t Arity, py::object (*Body)(PyObject* const* args)>
 PyObject* positional(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-    try {
+    return to_python([&] {
         if (nargs != Arity) {
             throw py::type_error("takes " + std::to_string(Arity) + " positional arguments, got " +
                                  std::to_string(nargs));
         }
-        return Body(args).release().ptr();
-    } catch (...) {
-        py::detail::translate_exception(std::current_exception());  // pybind11's own mapping to Python errors
-        return nullptr;
-    }
+        return Body(args);
+    });
 }
 
 // scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan)
@@ -370,7 +385,10 @@ struct FastScan {
     unsigned takes;    // the slots the function takes, a bit each
     std::string name;  // name and doc (its text signature and docstring): PyMethodDef keeps their pointers
     std::string doc;
-    PyMethodDef definition;
+    // Each slot's value when not given: the function's default where it takes the slot, else what its body passes.
+    py::object defaults[slots] = {py::object(), py::none(), objects->increasing, py::bool_(false),
+                                  py::none(),   py::none(), py::bool_(false)};
+    PyMethodDef definition{};
 };
 
 // The slot a keyword names, FastScan::slots for none.
@@ -383,8 +401,10 @@ int slot_of(PyObject* keyword) {
 }
 
 PyObject* fast_scan_call(const FastScan& scan, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-    PyObject* values[FastScan::slots] = {nullptr, Py_None, objects->increasing.ptr(), Py_False, Py_None, Py_None,
-                                         Py_False};
+    PyObject* values[FastScan::slots];
+    for (int slot = 0; slot < FastScan::slots; ++slot) {
+        values[slot] = scan.defaults[slot].ptr();
+    }
     bool general = nargs > 2;
     unsigned given = 0;
     for (Py_ssize_t i = 0; i < nargs && !general; ++i) {
@@ -404,16 +424,11 @@ PyObject* fast_scan_call(const FastScan& scan, PyObject* const* args, Py_ssize_t
     if (general || values[FastScan::a] == nullptr || PyTuple_Check(values[FastScan::axis])) {
         return PyObject_Vectorcall(scan.function.ptr(), args, std::size_t(nargs), kwnames);
     }
-    try {
+    return to_python([&] {
         return cumulative(scan.op, values[FastScan::a], values[FastScan::axis], values[FastScan::direction],
                           values[FastScan::exclusive], truth(values[FastScan::compensated]), scan.skip_nan,
-                          values[FastScan::dtype], values[FastScan::out])
-            .release()
-            .ptr();
-    } catch (...) {
-        py::detail::translate_exception(std::current_exception());
-        return nullptr;
-    }
+                          values[FastScan::dtype], values[FastScan::out]);
+    });
 }
 
 // One C function per public scan, each with its FastScan: a builtin whose self is null is a "built-in function" to
@@ -428,26 +443,27 @@ PyObject* fast_scan_entry(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
 }
 template <std::size_t... Index>
 std::array<PyCFunction, sizeof...(Index)> fast_scan_entries(std::index_sequence<Index...>) {
-    // METH_FASTCALL functions are stored as PyCFunction; the detour through void (*)() tells the compiler so.
-    return {reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&fast_scan_entry<Index>))...};
+    return {as_method(&fast_scan_entry<Index>)...};
 }
 
-// fast_scan(function, op, keywords, skip_nan, doc): a builtin that calls as `function` does (see FastScan); doc is
-// its text signature and docstring. Made once per public scan at import, and kept for the process's life.
-py::object fast_scan(const py::object& function, const py::str& op, const py::tuple& keywords, bool skip_nan,
+// fast_scan(function, op, defaults, skip_nan, doc): a builtin that calls as `function` does (see FastScan); defaults
+// maps axis and the keywords it takes to their defaults, doc is its text signature and docstring. Made once per
+// public scan at import, and kept for the process's life.
+py::object fast_scan(const py::object& function, const py::str& op, const py::dict& defaults, bool skip_nan,
                      const std::string& doc) {
     static const auto entries = fast_scan_entries(std::make_index_sequence<fast_scan_capacity>());
     if (fast_scan_count == fast_scan_capacity) {
         throw std::length_error("more public scans than fast_scan_capacity");
     }
-    auto* scan = new FastScan{function, parse_operator(op.ptr()), skip_nan, 1u << FastScan::a | 1u << FastScan::axis,
-                              function.attr("__name__").cast<std::string>(), doc, {}};
-    for (const py::handle keyword : keywords) {
+    auto* scan = new FastScan{function, parse_operator(op.ptr()), skip_nan, 1u << FastScan::a,
+                              function.attr("__name__").cast<std::string>(), doc};
+    for (const auto& [keyword, value] : defaults) {
         const int slot = PyUnicode_Check(keyword.ptr()) ? slot_of(keyword.ptr()) : int(FastScan::slots);
-        if (slot <= FastScan::axis || slot == FastScan::slots) {
-            throw py::value_error("fast_scan takes no keyword " + py::repr(keyword).cast<std::string>());
+        if (slot == FastScan::a || slot == FastScan::slots) {
+            throw py::value_error("fast_scan takes no argument " + py::repr(keyword).cast<std::string>());
         }
         scan->takes |= 1u << slot;
+        scan->defaults[slot] = py::reinterpret_borrow<py::object>(value);
     }
     scan->definition = {scan->name.c_str(), entries[fast_scan_count], METH_FASTCALL | METH_KEYWORDS,
                         scan->doc.c_str()};
@@ -462,8 +478,7 @@ py::object fast_scan(const py::object& function, const py::str& op, const py::tu
 
 template <Py_ssize_t Arity, py::object (*Body)(PyObject* const* args)>
 PyCFunction fastcall_entry() {
-    // METH_FASTCALL functions are stored as PyCFunction; the detour through void (*)() tells the compiler so.
-    return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&positional<Arity, Body>));
+    return as_method(&positional<Arity, Body>);
 }
 
 PyMethodDef scan_functions[] = {
@@ -482,7 +497,7 @@ PYBIND11_MODULE(_core, m) {
     m.doc() = "simdscan's native core (private: use the simdscan package)";
     m.def("_initialise", &initialise, py::arg("direction_type"), "Called once by simdscan/_runtime.py.");
     PyModule_AddFunctions(m.ptr(), scan_functions);
-    m.def("fast_scan", &fast_scan, py::arg("function"), py::arg("op"), py::arg("keywords"), py::arg("skip_nan"),
+    m.def("fast_scan", &fast_scan, py::arg("function"), py::arg("op"), py::arg("defaults"), py::arg("skip_nan"),
           py::arg("doc"), "A builtin that calls as function does, the calls its body hands to scan made in C++.");
     m.def("isa", &simdscan::active_isa, "The active ISA tier.");
     m.def("supported_isas", &simdscan::supported_isas, "ISA tiers this CPU supports, lowest first.");
