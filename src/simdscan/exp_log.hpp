@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include <xsimd/xsimd.hpp>
 
@@ -184,7 +185,6 @@ xsimd::batch<F, A> log_normal_plus(const xsimd::batch<F, A>& y, const xsimd::bat
     using Bits = typename Format::Bits;
     using U = xsimd::batch<Bits, A>;
     constexpr int exponent_shift = Format::mantissa_bits;
-    constexpr int width = int(sizeof(Bits)) * 8;
     constexpr int table_bits = Lanes<A>::template table_bits<F>();
     using Constants = ExpLogConstants<F, table_bits>;
     // z in [split, 2 split): k is the exponent of y's bits minus those of the split (two's complement).
@@ -192,12 +192,18 @@ xsimd::batch<F, A> log_normal_plus(const xsimd::batch<F, A>& y, const xsimd::bat
     const U offset_bits = bits - U(Constants::log_split);
     const U exponent_field = offset_bits & U(~Bits(0) << exponent_shift);
     const B z = bits_as<F>(bits - exponent_field);
-    // k + 2^(width - exponent_shift - 1) as a float, read from the mantissa bits of 2^mantissa_bits.
-    constexpr Bits k_offset = Bits(1) << (width - exponent_shift - 1);
-    const Bits two_to_mantissa_bits = (Bits(exponent_shift) + Format::exponent_bias) << exponent_shift;
-    const U biased_k = (offset_bits >> exponent_shift) ^ U(k_offset);
-    const B k = bits_as<F>(biased_k | U(two_to_mantissa_bits)) -
-                B(F(Bits(1) << exponent_shift) + F(k_offset));
+    B k;
+    if constexpr (Lanes<A>::template converts_integers<F>()) {
+        using Signed = typename std::make_signed<Bits>::type;
+        k = Lanes<A>::to_float(bits_as<Signed>(offset_bits) >> exponent_shift);
+    } else {
+        // k + 2^(width - exponent_shift - 1) as a float, read from the mantissa bits of 2^mantissa_bits.
+        constexpr int width = int(sizeof(Bits)) * 8;
+        constexpr Bits k_offset = Bits(1) << (width - exponent_shift - 1);
+        const Bits two_to_mantissa_bits = (Bits(exponent_shift) + Format::exponent_bias) << exponent_shift;
+        const U biased_k = (offset_bits >> exponent_shift) ^ U(k_offset);
+        k = bits_as<F>(biased_k | U(two_to_mantissa_bits)) - B(F(Bits(1) << exponent_shift) + F(k_offset));
+    }
     // k ln 2 in two parts, the lower one added with the small terms.
     B small;
     B leading;

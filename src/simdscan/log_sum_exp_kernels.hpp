@@ -187,14 +187,13 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, std::ptrdiff_t vect
     seen.sum = add_lanes(seen.sum, group);
     std::fill_n(sums + (Reverse ? 0 : count - pad), pad, F(0));
     const double carried = std::exp(carry - double(shift_value));  // the carry's term
-    const B carried_term = B(F(carried));
-    B partial(F(0));
+    B partial = B(F(carried));
     for (std::ptrdiff_t step = 0; step < vectors; ++step) {
         const std::ptrdiff_t at = (Reverse ? vectors - 1 - step : step) * lanes;
         const B prefix = vector_prefix<A, Summation, Reverse, 1, B::size>(B::load_aligned(sums + at), fill);
         const B before = Exclusive ? shifted<A, Reverse, 1>(prefix, fill) : prefix;
         // The additions outside the prefix's levels on the multiply pipes, which this pass leaves idle (the same bits).
-        Lanes<A>::add_beside(carried_term, Lanes<A>::add_beside(partial, before)).store_aligned(sums + at);
+        Lanes<A>::add_beside(partial, before).store_aligned(sums + at);
         partial = Lanes<A>::add_beside(partial, broadcast_total<A, Reverse>(prefix));
     }
     for (std::ptrdiff_t at = 0; at < count; at += lanes) {
@@ -203,7 +202,7 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, std::ptrdiff_t vect
     if (Exclusive && carried == 0.0) {  // the line's first output: the log of an empty sum
         out[Reverse ? count - 1 : 0] = -std::numeric_limits<T>::infinity();
     }
-    carry = double(shift_value) + std::log(carried + double(first_lane(partial)));
+    carry = double(shift_value) + std::log(carried + add_lanes(0.0, group));
     return true;
 }
 

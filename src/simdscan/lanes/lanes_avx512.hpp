@@ -89,6 +89,10 @@ struct Lanes<xsimd::avx512bw> : FusedLanes<xsimd::avx512bw, Lanes<xsimd::avx512b
 
     template <class F>
     static constexpr int table_bits() { return 4; }
+    template <class F>
+    static constexpr bool converts_integers() { return true; }
+    static batch<float> to_float(const batch<std::int32_t>& x) { return _mm512_cvtepi32_ps(x); }
+    static batch<double> to_float(const batch<std::int64_t>& x) { return _mm512_cvtepi64_pd(x); }  // AVX-512DQ
     static batch<double> look_up(const double (&table)[16], const batch<std::uint64_t>& index) {
         return _mm512_permutex2var_pd(_mm512_loadu_pd(table), index, _mm512_loadu_pd(table + 8));
     }

@@ -101,6 +101,12 @@ struct GenericLanes {
     // one. Elsewhere a lookup would cost more than it saves.
     template <class F>
     static constexpr int table_bits() { return 0; }
+    // Where converts_integers<F>(), to_float converts signed integers as wide as F in one instruction: int32 on every
+    // ISA, int64 where an ISA's header adds it (xsimd 8 converts int64 lane by lane even with AVX-512DQ). Elsewhere
+    // exp_log.hpp reads small integers through a float's mantissa bits.
+    template <class F>
+    static constexpr bool converts_integers() { return sizeof(F) == 4; }
+    static batch<float> to_float(const batch<std::int32_t>& x) { return xsimd::to_float(x); }
 
     // Stores past the caches (non-temporal), for outputs too large to stay in them: stream_vector uses the ISA's
     // store_streaming (x at p, aligned to x's bytes) where `streams`, and the plain stores elsewhere;

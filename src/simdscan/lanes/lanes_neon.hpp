@@ -1,4 +1,4 @@
-// Lanes<neon64>: lane moves by vext and vdup on arm64 NEON registers, float32 <-> float64 by vcvt.
+// Lanes<neon64>: lane moves by vext and vdup on arm64 NEON registers, float32 <-> float64 and int64 -> float64 by vcvt.
 #pragma once
 
 #include <arm_neon.h>
@@ -42,6 +42,10 @@ struct Lanes<xsimd::neon64> : RegisterLanes<xsimd::neon64, Lanes<xsimd::neon64>>
         rows[1] = vzip2q_f64(rows[0], rows[1]);
         rows[0] = low;
     }
+    template <class F>
+    static constexpr bool converts_integers() { return true; }
+    static batch<float> to_float(const batch<std::int32_t>& x) { return vcvtq_f32_s32(x); }
+    static batch<double> to_float(const batch<std::int64_t>& x) { return vcvtq_f64_s64(x); }
     static batch<double> load_widened(const float* p) { return vcvt_f64_f32(vld1_f32(p)); }
     static void store_narrowed(float* p, const batch<double>& x) { vst1_f32(p, vcvt_f32_f64(x)); }
 };
