@@ -1,5 +1,5 @@
 // Lanes<avx2>: lane moves by cross-half permutes and byte aligns of AVX2 registers, tables of 8 float32 looked up by
-// a permute, float32 <-> float64, and float16 <-> float32 by F16C (which the avx2 tier's flags, MSVC's /arch:AVX2
+// a permute, byte order reversed by a byte shuffle, float32 <-> float64, and float16 <-> float32 by F16C (which the avx2 tier's flags, MSVC's /arch:AVX2
 // included, and CPU test require).
 #pragma once
 
@@ -83,6 +83,12 @@ struct Lanes<xsimd::avx2> : FusedLanes<xsimd::avx2, Lanes<xsimd::avx2>> {
     static void store_narrowed(float* p, const batch<double>& x) { _mm_storeu_ps(p, _mm256_cvtpd_ps(x)); }
 
     // Doubles would take two dwords' indices per lane: float only.
+    template <class Unit>
+    static batch<Unit> reversed_bytes(const batch<Unit>& x) {
+        static constexpr auto order = byte_reversal<sizeof(Unit), 32>();
+        const __m256i control = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(order.data()));
+        return on_bits([&control](__m256i a) { return _mm256_shuffle_epi8(a, control); }, x);
+    }
     template <class F>
     static constexpr int table_bits() { return std::is_same<F, float>::value ? 3 : 0; }
     static batch<float> look_up(const float (&table)[8], const batch<std::uint32_t>& index) {

@@ -1,5 +1,6 @@
 // Lanes<avx512bw>: lane moves by dword/byte aligns and permutes of AVX-512 registers, tables of 16 looked up by
-// permutes, float32 <-> float64, and float16 <-> float32 16 values at a time (AVX-512F's vcvtph2ps/vcvtps2ph).
+// permutes, byte order reversed by a byte shuffle, int32/int64 -> float, float32 <-> float64, and float16 <-> float32
+// 16 values at a time (AVX-512F's vcvtph2ps/vcvtps2ph).
 #pragma once
 
 #include <immintrin.h>
@@ -87,6 +88,12 @@ struct Lanes<xsimd::avx512bw> : FusedLanes<xsimd::avx512bw, Lanes<xsimd::avx512b
     static batch<double> load_widened(const float* p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
     static void store_narrowed(float* p, const batch<double>& x) { _mm256_storeu_ps(p, _mm512_cvtpd_ps(x)); }
 
+    template <class Unit>
+    static batch<Unit> reversed_bytes(const batch<Unit>& x) {
+        static constexpr auto order = byte_reversal<sizeof(Unit), 64>();
+        const __m512i control = _mm512_loadu_si512(order.data());
+        return on_bits([&control](__m512i a) { return _mm512_shuffle_epi8(a, control); }, x);
+    }
     template <class F>
     static constexpr int table_bits() { return 4; }
     template <class F>

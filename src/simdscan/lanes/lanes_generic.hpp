@@ -3,6 +3,7 @@
 // deriving from RegisterLanes (below) and giving the moves on its integer register.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -14,6 +15,26 @@
 // Everything compiled with a tier's flags lives in that tier's namespace: an inline function emitted by two tiers'
 // files under one name would let the linker keep the AVX-512 copy for every tier.
 namespace simdscan::detail::SIMDSCAN_TIER {
+
+// u with the bytes of each Unit reversed, by shifts and masks: the same code reverses one unit or a batch of them.
+template <class Unit, class V>
+V reversed_bytes_by_shifts(V u) {
+    const auto swap_halves = [](V v, int bits, Unit low_mask) {
+        const V low(low_mask);
+        return V((V(v >> bits) & low) | V(V(v & low) << bits));
+    };
+    if constexpr (sizeof(Unit) == 8) {
+        u = swap_halves(u, 32, Unit(0x00000000FFFFFFFFull));
+        u = swap_halves(u, 16, Unit(0x0000FFFF0000FFFFull));
+        return swap_halves(u, 8, Unit(0x00FF00FF00FF00FFull));
+    } else if constexpr (sizeof(Unit) == 4) {
+        u = swap_halves(u, 16, Unit(0x0000FFFFu));
+        return swap_halves(u, 8, Unit(0x00FF00FFu));
+    } else {
+        static_assert(sizeof(Unit) == 2, "units of 2, 4 or 8 bytes");
+        return swap_halves(u, 8, Unit(0x00FFu));
+    }
+}
 
 template <class A>
 struct GenericLanes {
@@ -101,6 +122,10 @@ struct GenericLanes {
     // one. Elsewhere a lookup would cost more than it saves.
     template <class F>
     static constexpr int table_bits() { return 0; }
+    // x with the bytes of each Unit (2, 4 or 8 bytes) reversed: by shifts and masks where the ISA has no byte shuffle
+    // (SSE2, the x86-64 baseline).
+    template <class Unit>
+    static batch<Unit> reversed_bytes(const batch<Unit>& x) { return reversed_bytes_by_shifts<Unit>(x); }
     // Where converts_integers<F>(), to_float converts signed integers as wide as F in one instruction: int32 on every
     // ISA, int64 where an ISA's header adds it (xsimd 8 converts int64 lane by lane even with AVX-512DQ). Elsewhere
     // exp_log.hpp reads small integers through a float's mantissa bits.
@@ -156,6 +181,16 @@ struct GenericLanes {
 // An ISA's header specialises this.
 template <class A>
 struct Lanes : GenericLanes<A> {};
+
+// The byte shuffle's control that reverses each unit of UnitBytes in a register of Bytes.
+template <std::size_t UnitBytes, std::size_t Bytes>
+constexpr std::array<std::uint8_t, Bytes> byte_reversal() {
+    std::array<std::uint8_t, Bytes> order{};
+    for (std::size_t i = 0; i < Bytes; ++i) {
+        order[i] = std::uint8_t(i / UnitBytes * UnitBytes + UnitBytes - 1 - i % UnitBytes);
+    }
+    return order;
+}
 
 // x's bits as a batch of U. xsimd's kernel-level cast: the public bitwise_cast is spelt differently in xsimd 8 and 14.
 template <class U, class T, class A>

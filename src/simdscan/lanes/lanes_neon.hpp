@@ -1,4 +1,5 @@
-// Lanes<neon64>: lane moves by vext and vdup on arm64 NEON registers, float32 <-> float64 and int64 -> float64 by vcvt.
+// Lanes<neon64>: lane moves by vext and vdup on arm64 NEON registers, byte order reversed by vrev, int and float
+// conversions by vcvt.
 #pragma once
 
 #include <arm_neon.h>
@@ -41,6 +42,20 @@ struct Lanes<xsimd::neon64> : RegisterLanes<xsimd::neon64, Lanes<xsimd::neon64>>
         const float64x2_t low = vzip1q_f64(rows[0], rows[1]);
         rows[1] = vzip2q_f64(rows[0], rows[1]);
         rows[0] = low;
+    }
+    template <class Unit>
+    static batch<Unit> reversed_bytes(const batch<Unit>& x) {
+        return on_bits(
+            [](uint8x16_t a) {
+                if constexpr (sizeof(Unit) == 2) {
+                    return vrev16q_u8(a);
+                } else if constexpr (sizeof(Unit) == 4) {
+                    return vrev32q_u8(a);
+                } else {
+                    return vrev64q_u8(a);
+                }
+            },
+            x);
     }
     template <class F>
     static constexpr bool converts_integers() { return true; }
