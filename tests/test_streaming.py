@@ -112,3 +112,28 @@ def test_staged_inputs_into_streamed_outputs(source, result, layout, offset):
             in_place = plain.copy()
             scan_into("cumsum", in_place, in_place, axis, decreasing, exclusive, False)
             assert_bit_identical(got, in_place, where)
+
+
+# Byte-swapped outputs this large are streamed as their bytes are reversed out of the staging buffer: the bits of the
+# native scan in place, in the other byte order, and nothing written outside out.
+@pytest.mark.parametrize("offset", [0, 5])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize(
+    ("dtype", "swapped_input"), [("float32", True), ("float64", False), ("int16", True), ("uint64", True)]
+)
+def test_byteswapped_streamed_outputs(dtype, swapped_input, layout, offset):
+    plain, axis = streamed_input(layout, dtype, "cumsum")
+    a = plain.astype(plain.dtype.newbyteorder()) if swapped_input else plain
+    for threads in (1, 3):
+        simdscan.set_num_threads(threads)
+        for decreasing, exclusive in ((False, False), (True, True)):
+            where = f"{dtype} swapped in={swapped_input} {layout} out+{offset} threads={threads} dec={decreasing}"
+            buffer = np.full(a.size + offset + 64, 7, dtype=np.dtype(dtype).newbyteorder())
+            out = buffer[offset : offset + a.size].reshape(a.shape)
+            direction = "decreasing" if decreasing else "increasing"
+            got = simdscan.cumsum(a, axis=axis, direction=direction, exclusive=exclusive, out=out)
+            assert got is out, where
+            assert (buffer[:offset] == 7).all() and (buffer[offset + a.size :] == 7).all(), f"{where}: wrote outside"
+            in_place = plain.copy()
+            scan_into("cumsum", in_place, in_place, axis, decreasing, exclusive, False)
+            assert_bit_identical(got.astype(dtype), in_place, where)

@@ -63,7 +63,7 @@ public:
                 carried_position = last_position;
             }
             if (!direct_values) {
-                staging_.store(values, value_target, plan_.out_step, count);
+                staging_.store(values, value_target, plan_.out_step, count, false);
             }
             if (direct_positions) {
                 continue;

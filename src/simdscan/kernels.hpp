@@ -182,7 +182,8 @@ struct KernelTable {
     // [from][to] (DataType values), where widens_exactly(from, to) (else null).
     WidenFn widen[data_type_count][data_type_count];
     // Copies n units of 2, 4 or 8 bytes ([byteswap_slot(unit size)]) with each unit's bytes reversed; to may be from.
-    void (*copy_byteswapped[3])(const void* from, void* to, std::ptrdiff_t n);
+    // `streams`: past the caches, where the ISA streams.
+    void (*copy_byteswapped[3])(const void* from, void* to, std::ptrdiff_t n, bool streams);
 };
 
 constexpr std::size_t byteswap_slot(std::size_t unit_bytes) { return unit_bytes == 2 ? 0 : unit_bytes == 4 ? 1 : 2; }

@@ -87,9 +87,7 @@ public:
         char* at = out + begin * job_.plan.out_step;
         const bool into_out = staging_.stores_in_place(at, job_.plan.out_step);
         st.streams = into_out && job_.streams();
-        if (into_out) {
-            staging_.keep_apart_from(at);
-        }
+        staging_.keep_apart_from(at, job_.plan.out_step);
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
             C* values = into_out ? reinterpret_cast<C*>(at) + done : staging_.values();
@@ -146,7 +144,7 @@ private:
         return staging_.load(in + begin * job_.plan.in_step, job_.plan.in_step, count);
     }
     void store(char* out, std::ptrdiff_t begin, std::ptrdiff_t count) {
-        staging_.store(staging_.values(), out + begin * job_.plan.out_step, job_.plan.out_step, count);
+        staging_.store(staging_.values(), out + begin * job_.plan.out_step, job_.plan.out_step, count, job_.streams());
     }
 
     const Job<S, C, State>& job_;
@@ -366,15 +364,13 @@ private:
             staging_->stores_in_place(out, inner.out_stride) && plan.out_step % std::ptrdiff_t(alignof(C)) == 0;
         // Not where the rows are gathered from wider strides than they are stored at: 4096x4096 float32 read as
         // [:, ::2] along axis 0 took 15.4 ms streamed, 13.6 ms not (byte-swapped: 8.3 against 8.8).
-        const bool streams = into_out && job_.streams() && magnitude(inner.in_stride) <= inner.out_stride;
+        const bool streams = job_.streams() && magnitude(inner.in_stride) <= inner.out_stride;
         // Segments of a staging block, the row's whole width still read and written in memory order: the staged
         // copies stay in L1, and a tile a staging block wide walked the arrays in 4 KiB pieces (2x as long).
         scan_outer_tile_carried(
-            job_, carry_, width, Staging<S, C>::block, false, streams,
+            job_, carry_, width, Staging<S, C>::block, false, into_out && streams,
             [&](std::ptrdiff_t r, std::ptrdiff_t c, std::ptrdiff_t count) {
-                if (into_out) {
-                    staging_->keep_apart_from(out_at(r, c));
-                }
+                staging_->keep_apart_from(out_at(r, c), inner.out_stride);
                 return staging_->load(in + r * plan.in_step + c * inner.in_stride, inner.in_stride, count);
             },
             [&](std::ptrdiff_t r, std::ptrdiff_t c) {
@@ -382,7 +378,7 @@ private:
             },
             [&](std::ptrdiff_t r, std::ptrdiff_t c, const C* values, std::ptrdiff_t count) {
                 if (!into_out) {
-                    staging_->store(values, out_at(r, c), inner.out_stride, count);
+                    staging_->store(values, out_at(r, c), inner.out_stride, count, streams);
                 }
             });
     }
