@@ -100,7 +100,8 @@ def test_layouts_and_in_place(layout):
 @pytest.mark.parametrize("axes", [(1, 2), (2, 1)], ids=["rows last", "rows first"])
 @pytest.mark.parametrize("layout", ["new", "cv2 view"])
 @pytest.mark.parametrize("source, result", [("float32", "float32"), ("float64", "float64"), ("int32", "int32"),
-                                            ("int64", "int64"), ("uint8", "int32"), ("uint16", "float64")])
+                                            ("int64", "int64"), ("uint8", "int32"), ("uint8", "float64"),
+                                            ("uint16", "float64")])
 def test_streamed_tables_give_the_two_scans_bits(source, result, layout, axes):
     rng = np.random.default_rng(seed_of("streamed summed area", source, result))
     shape = (2, 530, 2051) if np.dtype(result).itemsize == 4 else (2, 265, 2051)

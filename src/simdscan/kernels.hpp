@@ -119,6 +119,10 @@ struct TypedKernels {
     using two_axes_widened_row_fn = void (*)(const char* in, const RowWidening& widening, T* carry, T* out,
                                              std::ptrdiff_t n, bool row_exclusive, bool column_exclusive,
                                              bool identity_row, bool streams);
+    // int32's unsigned twin and float64 sums only (null otherwise): two_axes_row for a row of uint8 values, where
+    // the table's sums are exact (TwoAxesPlan::byte_rows).
+    using two_axes_byte_row_fn = void (*)(const std::uint8_t* in, T* carry, T* out, std::ptrdiff_t n,
+                                          bool row_exclusive, bool column_exclusive, bool identity_row, bool streams);
     // float32 sums (compensated too) and products only (null otherwise): scan, for n contiguous float16 elements
     // (their bits) converted to float32 (a compensated sum: float64) and back in registers.
     using scan_half_fn = void (*)(const std::uint16_t* in, std::uint16_t* out, std::ptrdiff_t n, ScanState<State>& st,
@@ -135,6 +139,7 @@ struct TypedKernels {
     total_fn total[2];  // [reverse]
     two_axes_row_fn two_axes_row[2][2];  // [rows first][reverse]
     two_axes_widened_row_fn two_axes_widened_row[2][2];  // [rows first][reverse]
+    two_axes_byte_row_fn two_axes_byte_row[2];           // [reverse]
     scan_half_fn scan_half[2];           // [reverse]
     bool streams_lines;  // scan[] streams where ScanState::streams (else it stores as usual)
     State neutral;  // x op neutral == x bit for bit (-0.0 for float sums)

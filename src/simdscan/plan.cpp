@@ -260,7 +260,8 @@ std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc
     }
     TwoAxesPlan plan{static_cast<const char*>(in.data), static_cast<char*>(out.data), in.sizes[row.axis],
                      in.sizes[column.axis], in.byte_strides[column.axis], out.byte_strides[column.axis], rows_first,
-                     row.direction == AxisDirection::decreasing, row.exclusive, column.exclusive, {}, 1, in_storage.size};
+                     row.direction == AxisDirection::decreasing, row.exclusive, column.exclusive, {}, 1,
+                     in_storage.size, false};
     if (column.direction == AxisDirection::decreasing) {
         plan.in += (plan.height - 1) * plan.in_row_step;
         plan.out += (plan.height - 1) * plan.out_row_step;
@@ -273,6 +274,12 @@ std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc
             plan.image_count *= in.sizes[d];
         }
     }
+    // A float64 sum of integers is exact while every partial sum is below 2^53 (uint8: at most 255 per element); a
+    // row's sum in int32 lanes while 255 x width is below 2^31 (a row is at most a chunk: 32768 float64 elements).
+    const bool exact_doubles = out.data_type == DataType::float64 && plan.width <= (std::ptrdiff_t(1) << 23) &&
+                               plan.height <= ((std::ptrdiff_t(1) << 53) / 255) / plan.width;
+    plan.byte_rows = in.data_type == DataType::uint8 &&
+                     (out.data_type == DataType::int32 || out.data_type == DataType::uint32 || exact_doubles);
     return plan;
 }
 

@@ -82,6 +82,9 @@ struct TwoAxesPlan {
     std::vector<Dim> images;  // the other axes of size > 1
     std::ptrdiff_t image_count;
     std::ptrdiff_t in_element_size;  // bytes of an input element: fewer than the output's where the input widens
+    // uint8 into int32, uint32 or float64, whose every sum is exact (integers within float64's 53 bits): the table
+    // is then the same in either order of the axes, and its rows are scanned in int32 lanes.
+    bool byte_rows;
 };
 
 // The one-pass plan of a valid description with a `then` axis and no empty axis, where it applies: a plain sum,

@@ -73,6 +73,13 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
         k.two_axes_widened_row[0][0] = k.two_axes_widened_row[0][1] = nullptr;
         k.two_axes_widened_row[1][0] = k.two_axes_widened_row[1][1] = nullptr;
     }
+    if constexpr (std::is_same<Op, Summation>::value &&
+                  (std::is_same<T, std::uint32_t>::value || std::is_same<T, double>::value)) {
+        k.two_axes_byte_row[0] = &scan_two_axes_byte_row<A, T, false>;
+        k.two_axes_byte_row[1] = &scan_two_axes_byte_row<A, T, true>;
+    } else {
+        k.two_axes_byte_row[0] = k.two_axes_byte_row[1] = nullptr;
+    }
     if constexpr (std::is_same<T, float>::value && (std::is_same<Op, Summation>::value || std::is_same<Op, Product>::value ||
                                                     std::is_same<Op, WidenedSummation>::value)) {
         k.scan_half[0] = &scan_half_line<A, Op, false>;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "scan_kernels.hpp"
@@ -84,16 +85,47 @@ struct ColumnStepElements {
     const T* address(std::ptrdiff_t at) const { return in.address(at); }
 };
 
-// The row first: its scan's outputs go through the step on their way to the output row (Outputs: its stores).
-template <class T, class Op, class Outputs>
+// A row of uint8 values read in int32 lanes (S: int32 or its unsigned twin), where a sum of them is exact
+// (two_axes_byte_row): twice the lanes of a float64 row's scan, and no conversion through memory.
+template <class A, class S>
+struct ByteElements {
+    static constexpr bool prefetches = true;
+    const std::uint8_t* in;
+
+    template <class B>
+    B vector(std::ptrdiff_t at) const { return bits_as<S>(Lanes<A>::load_bytes(in + at)); }
+    S one(std::ptrdiff_t at) const { return S(in[at]); }
+    const std::uint8_t* address(std::ptrdiff_t at) const { return in + at; }
+};
+
+// The row first: its scan's outputs (of S: T, or the int32 of a ByteElements row, each vector two of float64) go
+// through the step on their way to the output row (Outputs: its stores, which take them in scan order).
+template <class A, class T, class Op, bool Reverse, class Outputs, class S = T>
 struct ColumnStepOutputs {
-    using value_type = T;  // what one() takes
+    using value_type = S;  // what one() takes
     Outputs out;
     ColumnStep<T, Op> step;
 
     template <class B>
-    void vector(std::ptrdiff_t at, const B& values) { out.vector(at, step.apply(at, values)); }
-    void one(std::ptrdiff_t at, T value) { out.one(at, step.apply(at, value)); }
+    void vector(std::ptrdiff_t at, const B& values) {
+        if constexpr (std::is_same<S, T>::value) {
+            out.vector(at, step.apply(at, values));
+        } else {
+            static_assert(std::is_same<S, std::int32_t>::value && std::is_same<T, double>::value, "int32 to float64");
+            constexpr std::ptrdiff_t half = std::ptrdiff_t(xsimd::batch<double, A>::size);
+            xsimd::batch<double, A> first;
+            xsimd::batch<double, A> second;
+            Lanes<A>::to_doubles(values, first, second);
+            if constexpr (Reverse) {
+                out.vector(at + half, step.apply(at + half, second));
+                out.vector(at, step.apply(at, first));
+            } else {
+                out.vector(at, step.apply(at, first));
+                out.vector(at + half, step.apply(at + half, second));
+            }
+        }
+    }
+    void one(std::ptrdiff_t at, S value) { out.one(at, step.apply(at, T(value))); }
     void finish_vectors() { SIMDSCAN_TIER::finish_vectors(out, 0); }
 };
 
@@ -106,19 +138,22 @@ constexpr bool streams_two_axes_rows() {
 
 // One row of n contiguous elements (Source: the row's elements) and its step along the column (from and into
 // `carry`, n running values), the row's scan with the direct path's arithmetic (scan_line over one row), into out
-// (Streams: past the caches, streams_two_axes_rows).
-template <class A, class T, class Op, bool RowsFirst, bool Reverse, bool Streams, class Source>
+// (Streams: past the caches, streams_two_axes_rows). The row's scan runs in S, T or (rows first) a type whose sums
+// convert to T exactly.
+template <class A, class T, class Op, bool RowsFirst, bool Reverse, bool Streams, class Source, class S = T>
 void scan_two_axes_row_of(const Source& in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
                           bool column_exclusive, bool identity_row) {
+    static_assert(RowsFirst || std::is_same<S, T>::value, "a column's step in the row's own type");
     using Outputs = std::conditional_t<Streams, RealignedOutputs<A, T, Reverse>, ArrayOutputs<T>>;
     const ColumnStep<T, Op> step{carry, column_exclusive, identity_row};
     const T neutral = Op::template neutral<T>();
     const T identity = Op::template identity<T>();
     const std::ptrdiff_t first = Reverse ? n - 1 : 0;
     if constexpr (RowsFirst) {
-        const ColumnStepOutputs<T, Op, Outputs> outputs{Outputs{out}, step};
+        const ColumnStepOutputs<A, T, Op, Reverse, Outputs, S> outputs{Outputs{out}, step};
+        const S row_neutral = Op::template neutral<S>();
         if (row_exclusive) {
-            scan_steps<A, T, Op, Reverse, true, false>(in, outputs, n, neutral, neutral);
+            scan_steps<A, S, Op, Reverse, true, false>(in, outputs, n, row_neutral, row_neutral);
             // The row's first value went through the step as the neutral (x op neutral is x), not as the identity
             // that the row's own scan stores there (+0.0 for sums): the step again with it.
             carry[first] = Op::apply(carry[first], identity);
@@ -126,7 +161,7 @@ void scan_two_axes_row_of(const Source& in, T* carry, T* out, std::ptrdiff_t n, 
                 out[first] = carry[first];
             }
         } else {
-            scan_steps<A, T, Op, Reverse, false, false>(in, outputs, n, neutral, neutral);
+            scan_steps<A, S, Op, Reverse, false, false>(in, outputs, n, row_neutral, row_neutral);
         }
     } else {
         const ColumnStepElements<T, Op, Source> elements{in, step};
@@ -145,17 +180,17 @@ void scan_two_axes_row_of(const Source& in, T* carry, T* out, std::ptrdiff_t n, 
 }
 
 // The row of scan_two_axes_row_of, into out past the caches where `streams` and the row's type can.
-template <class A, class T, class Op, bool RowsFirst, bool Reverse, class Source>
+template <class A, class T, class Op, bool RowsFirst, bool Reverse, class Source, class S = T>
 void scan_two_axes_row_to(const Source& in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
                           bool column_exclusive, bool identity_row, bool streams) {
     if constexpr (streams_two_axes_rows<A, T, Op>()) {
         if (streams) {
-            return scan_two_axes_row_of<A, T, Op, RowsFirst, Reverse, true>(in, carry, out, n, row_exclusive,
-                                                                            column_exclusive, identity_row);
+            return scan_two_axes_row_of<A, T, Op, RowsFirst, Reverse, true, Source, S>(
+                in, carry, out, n, row_exclusive, column_exclusive, identity_row);
         }
     }
-    scan_two_axes_row_of<A, T, Op, RowsFirst, Reverse, false>(in, carry, out, n, row_exclusive, column_exclusive,
-                                                              identity_row);
+    scan_two_axes_row_of<A, T, Op, RowsFirst, Reverse, false, Source, S>(in, carry, out, n, row_exclusive,
+                                                                          column_exclusive, identity_row);
 }
 
 // TypedKernels::two_axes_row: the row's elements from `in` itself.
@@ -176,6 +211,17 @@ void scan_two_axes_widened_row(const char* in, const RowWidening& widening, T* c
     const WidenedElements<T, Reverse> elements{in, widening.in_size, n, widening.widen, converted, &begin};
     scan_two_axes_row_to<A, T, Op, RowsFirst, Reverse>(elements, carry, out, n, row_exclusive, column_exclusive,
                                                        identity_row, streams);
+}
+
+// TypedKernels::two_axes_byte_row: a row of uint8 values into a table of int32 (T: its unsigned twin) or float64,
+// whose sums are exact (two_axes_byte_rows), so that the scans along the row and the column give the same table in
+// either order: the row first, in int32 lanes, then the column's step in T.
+template <class A, class T, bool Reverse>
+void scan_two_axes_byte_row(const std::uint8_t* in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
+                            bool column_exclusive, bool identity_row, bool streams) {
+    using S = std::conditional_t<std::is_integral<T>::value, T, std::int32_t>;
+    scan_two_axes_row_to<A, T, Summation, true, Reverse, ByteElements<A, S>, S>(
+        ByteElements<A, S>{in}, carry, out, n, row_exclusive, column_exclusive, identity_row, streams);
 }
 
 }  // namespace SIMDSCAN_TIER

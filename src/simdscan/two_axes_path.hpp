@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "kernels.hpp"
@@ -16,11 +17,13 @@ namespace detail {
 // Images in parallel; an image's rows depend on each other, so one image runs on one thread. Row by row the
 // kernel repeats the two separate scans' arithmetic: the outer path's step along the column and the direct path's
 // scan of the row, in the order the axes are scanned. An input of a narrower type (widen: its converter, else null)
-// is converted as the kernel reads it.
+// is converted as the kernel reads it; uint8 into a table whose sums are exact, in int32 lanes, the row first
+// (TwoAxesPlan::byte_rows).
 template <class C, class State>
 void run_two_axes(const TwoAxesPlan& plan, const TypedKernels<C, State>& kernels, WidenFn widen) {
     const auto scan_row = kernels.two_axes_row[plan.rows_first][plan.row_reverse];
     const auto scan_widened_row = kernels.two_axes_widened_row[plan.rows_first][plan.row_reverse];
+    const auto scan_byte_row = plan.byte_rows ? kernels.two_axes_byte_row[plan.row_reverse] : nullptr;
     const Dim inner = plan.images.empty() ? Dim{1, 0, 0, 0} : plan.images.back();
     const std::ptrdiff_t out_bytes = plan.image_count * plan.height * plan.width * std::ptrdiff_t(sizeof(C));
     const std::size_t threads = threads_for(out_bytes);
@@ -39,7 +42,10 @@ void run_two_axes(const TwoAxesPlan& plan, const TypedKernels<C, State>& kernels
                     const char* row = in + r * plan.in_row_step;
                     C* out_row = reinterpret_cast<C*>(out + r * plan.out_row_step);
                     const bool identity_row = plan.column_exclusive && r == 0;
-                    if (widen != nullptr) {
+                    if (scan_byte_row != nullptr) {
+                        scan_byte_row(reinterpret_cast<const std::uint8_t*>(row), carry.data(), out_row, plan.width,
+                                      plan.row_exclusive, plan.column_exclusive, identity_row, streams);
+                    } else if (widen != nullptr) {
                         scan_widened_row(row, widening, carry.data(), out_row, plan.width, plan.row_exclusive,
                                          plan.column_exclusive, identity_row, streams);
                     } else {

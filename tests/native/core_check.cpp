@@ -2,7 +2,7 @@
 // on every ISA tier that is compiled in and that this CPU runs, one after another in this process (select_isa),
 // every path (long and short lines, outer axis, both directions, exclusive) against a sequential reference, integers
 // exactly; compensated float sums within their bound of 2u * sum|x| (the values are positive) against a long double
-// reference; uint8 widened to int32; and, once, the path that choose_path picks for a few layouts. Exits 1 on any
+// reference; uint8 widened to int32 and float64; and, once, the path that choose_path picks for a few layouts. Exits 1 on any
 // mismatch.
 #include <algorithm>
 #include <cmath>
@@ -89,20 +89,15 @@ long mismatches(DataType type, CumulativeOperator op, std::ptrdiff_t rows, std::
     return bad;
 }
 
-// uint8 widened to int32 (widens_exactly): a summed-area table in one pass, both orders of the axes, and a single
-// axis (the input converted into the output, then scanned in place), against sequential sums; and the descriptions
-// validate rejects: a narrowing, and a widening from a byte-swapped input.
-long widening_mismatches() {
-    const std::ptrdiff_t rows = 9, cols = 300;  // rows past a conversion block (256) with a ragged tail
-    std::vector<std::uint8_t> in(std::size_t(rows * cols));
-    std::mt19937 random(11);
-    for (std::uint8_t& value : in) {
-        value = std::uint8_t(random() % 256);
-    }
-    std::vector<std::int32_t> out(in.size());
-    simdscan::CumulativeOperatorDesc desc;
-    desc.input = {in.data(), DataType::uint8, {rows, cols}, {cols, 1}, false};
-    desc.output = {out.data(), DataType::int32, {rows, cols}, {std::ptrdiff_t(cols * 4), 4}, false};
+// uint8 widened to int32 or float64 (widens_exactly): a summed-area table in one pass (rows in int32 lanes, the
+// column's step in the table's type), both orders of the axes, and a single axis (the input converted into the
+// output, then scanned in place), against sequential sums; and the descriptions validate rejects: a narrowing, and a
+// widening from a byte-swapped input.
+template <class T>
+long table_mismatches(const std::vector<std::uint8_t>& in, std::ptrdiff_t rows, std::ptrdiff_t cols, DataType type,
+                      simdscan::CumulativeOperatorDesc& desc) {
+    std::vector<T> out(in.size());
+    desc.output = {out.data(), type, {rows, cols}, {std::ptrdiff_t(cols * sizeof(T)), std::ptrdiff_t(sizeof(T))}, false};
     long bad = 0;
     for (std::size_t first : {0, 1}) {
         for (bool two_axes : {true, false}) {
@@ -120,11 +115,27 @@ long widening_mismatches() {
                             want += in[std::size_t(i * cols + j)];
                         }
                     }
-                    bad += out[std::size_t(r * cols + c)] != want;
+                    bad += out[std::size_t(r * cols + c)] != T(want);
                 }
             }
         }
     }
+    return bad;
+}
+
+long widening_mismatches() {
+    const std::ptrdiff_t rows = 9, cols = 300;  // rows past a conversion block (256) with a ragged tail
+    std::vector<std::uint8_t> in(std::size_t(rows * cols));
+    std::mt19937 random(11);
+    for (std::uint8_t& value : in) {
+        value = std::uint8_t(random() % 256);
+    }
+    simdscan::CumulativeOperatorDesc desc;
+    desc.input = {in.data(), DataType::uint8, {rows, cols}, {cols, 1}, false};
+    long bad = table_mismatches<double>(in, rows, cols, DataType::float64, desc);
+    bad += table_mismatches<std::int32_t>(in, rows, cols, DataType::int32, desc);
+    std::vector<std::int32_t> out(in.size());
+    desc.output = {out.data(), DataType::int32, {rows, cols}, {std::ptrdiff_t(cols * 4), 4}, false};
     for (const bool swapped : {false, true}) {
         simdscan::CumulativeOperatorDesc invalid = desc;
         invalid.output.data_type = swapped ? DataType::int32 : DataType::int8;

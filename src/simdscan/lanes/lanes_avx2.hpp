@@ -1,6 +1,6 @@
 // Lanes<avx2>: lane moves by cross-half permutes and byte aligns of AVX2 registers, tables of 8 float32 looked up by
-// a permute, byte order reversed by a byte shuffle, float32 <-> float64, and float16 <-> float32 by F16C (which the avx2 tier's flags, MSVC's /arch:AVX2
-// included, and CPU test require).
+// a permute, byte order reversed by a byte shuffle, uint8 -> int32 -> float64, float32 <-> float64, and float16 <->
+// float32 by F16C (which the avx2 tier's flags, MSVC's /arch:AVX2 included, and CPU test require).
 #pragma once
 
 #include <immintrin.h>
@@ -80,6 +80,13 @@ struct Lanes<xsimd::avx2> : FusedLanes<xsimd::avx2, Lanes<xsimd::avx2>> {
         rows[3] = _mm256_permute2f128_pd(odd01, odd23, 0x31);
     }
     static batch<double> load_widened(const float* p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
+    static batch<std::int32_t> load_bytes(const std::uint8_t* p) {
+        return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    }
+    static void to_doubles(const batch<std::int32_t>& x, batch<double>& first, batch<double>& second) {
+        first = _mm256_cvtepi32_pd(_mm256_castsi256_si128(x));
+        second = _mm256_cvtepi32_pd(_mm256_extracti128_si256(x, 1));
+    }
     static void store_narrowed(float* p, const batch<double>& x) { _mm_storeu_ps(p, _mm256_cvtpd_ps(x)); }
 
     // Doubles would take two dwords' indices per lane: float only.

@@ -1,6 +1,6 @@
 // Lanes<avx512bw>: lane moves by dword/byte aligns and permutes of AVX-512 registers, tables of 16 looked up by
-// permutes, byte order reversed by a byte shuffle, int32/int64 -> float, float32 <-> float64, and float16 <-> float32
-// 16 values at a time (AVX-512F's vcvtph2ps/vcvtps2ph).
+// permutes, byte order reversed by a byte shuffle, int32/int64 -> float, uint8 -> int32 -> float64, float32 <-> float64,
+// and float16 <-> float32 16 values at a time (AVX-512F's vcvtph2ps/vcvtps2ph).
 #pragma once
 
 #include <immintrin.h>
@@ -86,6 +86,13 @@ struct Lanes<xsimd::avx512bw> : FusedLanes<xsimd::avx512bw, Lanes<xsimd::avx512b
         }
     }
     static batch<double> load_widened(const float* p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
+    static batch<std::int32_t> load_bytes(const std::uint8_t* p) {
+        return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    }
+    static void to_doubles(const batch<std::int32_t>& x, batch<double>& first, batch<double>& second) {
+        first = _mm512_cvtepi32_pd(_mm512_castsi512_si256(x));
+        second = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(x, 1));
+    }
     static void store_narrowed(float* p, const batch<double>& x) { _mm256_storeu_ps(p, _mm512_cvtpd_ps(x)); }
 
     template <class Unit>

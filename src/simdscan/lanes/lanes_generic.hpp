@@ -1,4 +1,4 @@
-// Lanes<A>, every architecture's fallback: lane moves, float32 widening and float16 conversion through memory
+// Lanes<A>, every architecture's fallback: lane moves, uint8 and float32 widening and float16 conversion through memory
 // (correct, slower). An ISA's header lanes_<isa>.hpp specialises Lanes<A> with its own instructions, most simply by
 // deriving from RegisterLanes (below) and giving the moves on its integer register.
 #pragma once
@@ -115,6 +115,28 @@ struct GenericLanes {
         for (std::size_t i = 0; i < batch<double>::size; ++i) {
             p[i] = float(wide[i]);
         }
+    }
+
+    // A register of int32 lanes from as many uint8 values, and an int32 register's lanes as float64 ones (its first
+    // half, then its second): a summed-area table of uint8 values scans its rows in int32 lanes
+    // (two_axes_kernels.hpp's ByteElements), twice the lanes of float64 ones.
+    static batch<std::int32_t> load_bytes(const std::uint8_t* p) {
+        alignas(A::alignment()) std::int32_t lanes[batch<std::int32_t>::size];
+        for (std::size_t i = 0; i < batch<std::int32_t>::size; ++i) {
+            lanes[i] = p[i];
+        }
+        return batch<std::int32_t>::load_aligned(lanes);
+    }
+    static void to_doubles(const batch<std::int32_t>& x, batch<double>& first, batch<double>& second) {
+        static_assert(batch<std::int32_t>::size == 2 * batch<double>::size, "an int32 register holds two of doubles");
+        alignas(A::alignment()) std::int32_t lanes[batch<std::int32_t>::size];
+        x.store_aligned(lanes);
+        alignas(A::alignment()) double values[batch<std::int32_t>::size];
+        for (std::size_t i = 0; i < batch<std::int32_t>::size; ++i) {
+            values[i] = lanes[i];
+        }
+        first = batch<double>::load_aligned(values);
+        second = batch<double>::load_aligned(values + batch<double>::size);
     }
 
     // Where table_bits<F>() is not 0, look_up(table, index) gives table[index's low table_bits bits] in every lane,

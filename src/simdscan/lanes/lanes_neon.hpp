@@ -1,8 +1,11 @@
-// Lanes<neon64>: lane moves by vext and vdup on arm64 NEON registers, byte order reversed by vrev, int and float
-// conversions by vcvt.
+// Lanes<neon64>: lane moves by vext and vdup on arm64 NEON registers, byte order reversed by vrev, integers widened by
+// vmovl, int and float conversions by vcvt.
 #pragma once
 
 #include <arm_neon.h>
+
+#include <cstdint>
+#include <cstring>
 
 #include "lanes_generic.hpp"
 
@@ -63,6 +66,15 @@ struct Lanes<xsimd::neon64> : RegisterLanes<xsimd::neon64, Lanes<xsimd::neon64>>
     static batch<double> to_float(const batch<std::int64_t>& x) { return vcvtq_f64_s64(x); }
     static batch<double> load_widened(const float* p) { return vcvt_f64_f32(vld1_f32(p)); }
     static void store_narrowed(float* p, const batch<double>& x) { vst1_f32(p, vcvt_f32_f64(x)); }
+    static batch<std::int32_t> load_bytes(const std::uint8_t* p) {
+        std::uint32_t four;
+        std::memcpy(&four, p, sizeof four);
+        return vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(vcreate_u8(four)))));
+    }
+    static void to_doubles(const batch<std::int32_t>& x, batch<double>& first, batch<double>& second) {
+        first = vcvtq_f64_s64(vmovl_s32(vget_low_s32(x)));
+        second = vcvtq_f64_s64(vmovl_high_s32(x));
+    }
 };
 
 }  // namespace simdscan::detail::SIMDSCAN_TIER

@@ -1,7 +1,11 @@
-// Lanes<sse2>: lane moves by byte shifts and shuffles of SSE2 registers, float32 <-> float64 by cvtps2pd/cvtpd2ps.
+// Lanes<sse2>: lane moves by byte shifts and shuffles of SSE2 registers, uint8 -> int32 by unpacks, int32 -> float64 by
+// cvtdq2pd, float32 <-> float64 by cvtps2pd/cvtpd2ps.
 #pragma once
 
 #include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
 
 #include "lanes_generic.hpp"
 
@@ -48,6 +52,16 @@ struct Lanes<xsimd::sse2> : RegisterLanes<xsimd::sse2, Lanes<xsimd::sse2>> {
     }
     static void store_narrowed(float* p, const batch<double>& x) {
         _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_castps_si128(_mm_cvtpd_ps(x)));
+    }
+    static batch<std::int32_t> load_bytes(const std::uint8_t* p) {
+        std::int32_t four;
+        std::memcpy(&four, p, sizeof four);
+        const __m128i zero = _mm_setzero_si128();
+        return _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(four), zero), zero);
+    }
+    static void to_doubles(const batch<std::int32_t>& x, batch<double>& first, batch<double>& second) {
+        first = _mm_cvtepi32_pd(x);
+        second = _mm_cvtepi32_pd(_mm_shuffle_epi32(x, 0xEE));
     }
 
     static constexpr bool streams = true;
