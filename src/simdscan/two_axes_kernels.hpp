@@ -214,7 +214,7 @@ void scan_two_axes_widened_row(const char* in, const RowWidening& widening, T* c
 }
 
 // TypedKernels::two_axes_byte_row: a row of uint8 values into a table of int32 (T: its unsigned twin) or float64,
-// whose sums are exact (two_axes_byte_rows), so that the scans along the row and the column give the same table in
+// whose sums are exact (TwoAxesPlan::byte_rows), so that the scans along the row and the column give the same table in
 // either order: the row first, in int32 lanes, then the column's step in T.
 template <class A, class T, bool Reverse>
 void scan_two_axes_byte_row(const std::uint8_t* in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
