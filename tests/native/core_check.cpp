@@ -2,8 +2,8 @@
 // on every ISA tier that is compiled in and that this CPU runs, one after another in this process (select_isa),
 // every path (long and short lines, outer axis, both directions, exclusive) against a sequential reference, integers
 // exactly; compensated float sums within their bound of 2u * sum|x| (the values are positive) against a long double
-// reference; uint8 widened to int32 and float64; and, once, the path that choose_path picks for a few layouts. Exits 1 on any
-// mismatch.
+// reference; uint8 widened to int32 and float64; and, once, the path that choose_path picks for a few layouts.
+// Exits 1 on any mismatch.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -97,7 +97,8 @@ template <class T>
 long table_mismatches(const std::vector<std::uint8_t>& in, std::ptrdiff_t rows, std::ptrdiff_t cols, DataType type,
                       simdscan::CumulativeOperatorDesc& desc) {
     std::vector<T> out(in.size());
-    desc.output = {out.data(), type, {rows, cols}, {std::ptrdiff_t(cols * sizeof(T)), std::ptrdiff_t(sizeof(T))}, false};
+    const std::ptrdiff_t size = sizeof(T);
+    desc.output = {out.data(), type, {rows, cols}, {cols * size, size}, false};
     long bad = 0;
     for (std::size_t first : {0, 1}) {
         for (bool two_axes : {true, false}) {

@@ -1,6 +1,6 @@
 // Lanes<avx512bw>: lane moves by dword/byte aligns and permutes of AVX-512 registers, tables of 16 looked up by
-// permutes, byte order reversed by a byte shuffle, int32/int64 -> float, uint8 -> int32 -> float64, float32 <-> float64,
-// and float16 <-> float32 16 values at a time (AVX-512F's vcvtph2ps/vcvtps2ph).
+// permutes, byte order reversed by a byte shuffle, int32/int64 -> float, uint8 -> int32 -> float64, float32 <->
+// float64, and float16 <-> float32 16 values at a time (AVX-512F's vcvtph2ps/vcvtps2ph).
 #pragma once
 
 #include <immintrin.h>
