@@ -183,8 +183,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"no workload label contains {args.only!r}", file=sys.stderr)
         return 2
 
+    streamed_mib = simdscan._core.streaming_threshold() / 2**20
     header = (f"simdscan {simdscan.__version__} ({simdscan.isa()}, {all_threads} threads, falling rows walked "
-              f"{simdscan._core.falling_row_walk()}), numpy {np.__version__}, "
+              f"{simdscan._core.falling_row_walk()}, streamed from {streamed_mib:g} MiB), numpy {np.__version__}, "
               + (f"torch {torch.__version__} ({torch_all} threads)" if torch is not None else "torch not installed")
               + f", Python {platform.python_version()}, CPU: {cpu_model()}" + (", --quick" if args.quick else "")
               + time.strftime(", run %Y-%m-%d %H:%M UTC", time.gmtime()))

@@ -25,6 +25,8 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
+from params import TESTS_STREAMING_THRESHOLD  # noqa: E402 (importable from here on)
+
 # Hypothesis' pytest plugin imports hypothesis.extra._patching (and through it
 # libcst, where installed) only while reporting a *failing* property test; in
 # some environments that import emits a DeprecationWarning, which `-W error`
@@ -60,6 +62,16 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("slow") is not None:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def streaming_threshold_for_the_tests():
+    """params.TESTS_STREAMING_THRESHOLD on every CPU, whatever its own choice: each test reaches the same paths
+    everywhere."""
+    saved = simdscan._core.streaming_threshold()
+    simdscan._core.select_streaming_threshold(TESTS_STREAMING_THRESHOLD)
+    yield TESTS_STREAMING_THRESHOLD
+    simdscan._core.select_streaming_threshold(saved)
 
 
 @pytest.fixture

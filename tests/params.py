@@ -15,6 +15,10 @@ DIRECTIONS = [
 
 VARIANTS = ((False, False), (True, False), (False, True), (True, True))  # (decreasing, exclusive)
 
+# The byte count read and written from which outputs go past the caches, that the tests' sizes were chosen for
+# (test_streaming.py, test_summed_area.py); conftest.py sets it for every test.
+TESTS_STREAMING_THRESHOLD = 8 << 20
+
 
 def scan(op, a, axis=None, decreasing=False, exclusive=False, **kw):
     """simdscan.<op> in one of the VARIANTS, other keywords (return_indices=, out=, ...) passed on."""

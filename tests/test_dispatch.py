@@ -196,3 +196,85 @@ def test_decreasing_outer_scans_match_numpy_either_walk(restore_row_walk, walk, 
         simdscan._core.select_falling_row_walk("up" if walk == "down" else "down")
         other_walk = simdscan.cumsum(a, axis=0, direction="decreasing", compensated=True)
         assert compensated.tobytes() == other_walk.tobytes()
+
+
+def level3_cache_bytes():
+    """The level-3 cache of CPU 0 as Linux describes it (from the same CPUID leaf on AMD), or None."""
+    import glob
+
+    for entry in glob.glob("/sys/devices/system/cpu/cpu0/cache/index*"):
+        try:
+            with open(f"{entry}/level") as level, open(f"{entry}/size") as size:
+                if level.read().strip() == "3":
+                    text = size.read().strip()
+                    return int(text[:-1]) * {"K": 1 << 10, "M": 1 << 20}[text[-1]]
+        except (OSError, ValueError, KeyError):
+            return None
+    return None
+
+
+def test_streaming_threshold_is_chosen_for_the_cpu():
+    try:
+        with open("/proc/cpuinfo") as info:
+            is_amd = any(line.startswith("vendor_id") and "AuthenticAMD" in line for line in info)
+    except OSError:
+        pytest.skip("no /proc/cpuinfo to read the CPU's vendor from")
+    code = "import json, simdscan; print(json.dumps(simdscan._core.streaming_threshold()))"
+    chosen = last_json_line(run_python(code, SIMDSCAN_STREAMING_THRESHOLD=None))
+    if not is_amd:
+        assert chosen == 8 << 20
+    elif level3_cache_bytes() is None:
+        pytest.skip("no level-3 cache size in /sys to compare the AMD choice with")
+    else:
+        assert chosen == level3_cache_bytes() // 4 * 3
+
+
+def test_forced_streaming_threshold_in_subprocess():
+    code = "import json, simdscan; print(json.dumps(simdscan._core.streaming_threshold()))"
+    assert last_json_line(run_python(code, SIMDSCAN_STREAMING_THRESHOLD="12345")) == 12345
+
+
+@pytest.mark.parametrize("value", ["-1", "lots"])
+def test_bad_streaming_threshold_fails_import(value):
+    proc = run_python("import simdscan", SIMDSCAN_STREAMING_THRESHOLD=value)
+    assert proc.returncode > 0 and "ImportError" in proc.stderr, proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert "SIMDSCAN_STREAMING_THRESHOLD" in last and value in last, last
+
+
+@pytest.fixture
+def restore_streaming_threshold():
+    """Tests that force the streaming threshold put the tests' one back."""
+    saved = simdscan._core.streaming_threshold()
+    yield saved
+    simdscan._core.select_streaming_threshold(saved)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8"])
+def test_streaming_threshold_changes_no_bit(restore_streaming_threshold, dtype):
+    # Every output streamed (threshold 0) or none: the same bits, and NumPy's values, on a line, rows, an outer axis,
+    # a widened input and a summed-area table, each into an out that starts 3 elements past a vector boundary.
+    rng = np.random.default_rng(seed_of("streaming threshold", dtype))
+    a = scan_data(rng, (37, 1029), dtype, "cumsum")
+    wide = np.float64
+    calls = {  # name: (the call into out, out's dtype, NumPy's result)
+        "line": (lambda out: simdscan.cumsum(a.ravel(), out=out.ravel()), a.dtype,
+                 np.cumsum(a.ravel(), dtype=a.dtype)),
+        "rows": (lambda out: simdscan.cumsum(a, axis=1, out=out), a.dtype, np.cumsum(a, axis=1, dtype=a.dtype)),
+        "outer": (lambda out: simdscan.cumsum(a, axis=0, out=out), a.dtype, np.cumsum(a, axis=0, dtype=a.dtype)),
+        "widened": (lambda out: simdscan.cumsum(a, axis=1, dtype=wide, out=out), wide,
+                    np.cumsum(a, axis=1, dtype=wide)),
+        "table": (lambda out: simdscan.cumsum(a, axis=(0, 1), dtype=wide, out=out), wide,
+                  np.cumsum(np.cumsum(a, axis=0, dtype=wide), axis=1)),
+    }
+    for name, (call, out_dtype, expected) in calls.items():
+        results = []
+        for threshold in (0, 1 << 62):
+            simdscan._core.select_streaming_threshold(threshold)
+            buffer = np.full(a.size + 3, 7, dtype=out_dtype)
+            out = buffer[3:].reshape(a.shape)
+            assert np.shares_memory(call(out), out), name
+            assert (buffer[:3] == 7).all(), f"{name}: wrote before out"
+            np.testing.assert_allclose(out.ravel(), expected.ravel(), rtol=1e-5, atol=1e-3, err_msg=name)
+            results.append(out)
+        assert_bit_identical(results[0], results[1], f"{name}: streamed against cached")

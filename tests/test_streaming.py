@@ -1,8 +1,9 @@
-"""Outputs of 8 MiB and more that are not the input go past the caches (non-temporal stores, paths.hpp's
-streaming_threshold_bytes): float scans put each aligned vector together from two computed ones, the others store
-the elements before the first aligned vector as usual. Each path that streams (a long line, rows, an outer axis),
-with `out` at several offsets from a vector boundary, both directions and thread counts, against the NumPy reference
-and bit for bit against the same scan in place (which does not stream)."""
+"""Scans that read and write 8 MiB or more together (params.TESTS_STREAMING_THRESHOLD, on every CPU), their output
+not their input, store it past the caches (non-temporal stores, scan.hpp's streaming_threshold): float scans put
+each aligned vector together from two computed ones, the others store the elements before the first aligned vector as
+usual. Each path that streams (a long line, rows, an outer axis), with `out` at several offsets from a vector
+boundary, both directions and thread counts, against the NumPy reference and bit for bit against the same scan in
+place (which does not stream)."""
 
 import numpy as np
 import pytest
@@ -10,12 +11,13 @@ import pytest
 import simdscan
 from compare import assert_bit_identical
 from data import scan_data, seed_of
+from params import TESTS_STREAMING_THRESHOLD
 from reference import check_scan
 
 # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
 pytestmark = [pytest.mark.kernels, pytest.mark.usefixtures("restore_thread_count")]
 
-STREAMED_BYTES = 8 << 20  # paths.hpp's streaming_threshold_bytes
+STREAMED_BYTES = TESTS_STREAMING_THRESHOLD  # the output's bytes alone reach it
 ROW = 4099  # elements per row of the 2-D layouts: no row starts on a vector boundary after the first
 LAYOUTS = ["line", "rows", "outer"]  # a 1-D line's chunks, rows scanned along axis 1, a scan along axis 0
 

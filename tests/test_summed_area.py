@@ -11,6 +11,7 @@ import pytest
 
 import simdscan
 from data import seed_of
+from params import TESTS_STREAMING_THRESHOLD
 from family_reference import assert_same_bits  # -0.0 and NaN payloads count: the infinities leave NaNs
 
 # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
@@ -95,8 +96,9 @@ def test_layouts_and_in_place(layout):
     np.testing.assert_array_equal(simdscan.cumsum(xi, axes), np.cumsum(np.cumsum(xi, axes[0]), axes[1]))
 
 
-# Tables of 8 MiB or more stream their rows past the caches, realigned in registers where a row's start is not
-# aligned to a vector (the cv2 view's rows start 4 or 8 bytes further on each time); two images, one per thread.
+# Tables of 8 MiB or more (params.TESTS_STREAMING_THRESHOLD) stream their rows past the caches, realigned in registers
+# where a row's start is not aligned to a vector (the cv2 view's rows start 4 or 8 bytes further on each time); two
+# images, one per thread.
 @pytest.mark.parametrize("axes", [(1, 2), (2, 1)], ids=["rows last", "rows first"])
 @pytest.mark.parametrize("layout", ["new", "cv2 view"])
 @pytest.mark.parametrize("source, result", [("float32", "float32"), ("float64", "float64"), ("int32", "int32"),
@@ -106,7 +108,7 @@ def test_streamed_tables_give_the_two_scans_bits(source, result, layout, axes):
     rng = np.random.default_rng(seed_of("streamed summed area", source, result))
     shape = (2, 530, 2051) if np.dtype(result).itemsize == 4 else (2, 265, 2051)
     x = data(rng, shape, source)
-    assert 2 * x[0].size * np.dtype(result).itemsize >= 8 << 20  # the streaming threshold
+    assert 2 * x[0].size * np.dtype(result).itemsize >= TESTS_STREAMING_THRESHOLD
     directions_and_flags = [(("increasing", "increasing"), (False, False)),
                             (("decreasing", "increasing"), (True, False)),
                             (("increasing", "decreasing"), (False, True)),

@@ -82,7 +82,8 @@ def demo(args: Optional[argparse.Namespace] = None) -> int:
 
 def info(args: Optional[argparse.Namespace] = None) -> int:
     """Prints the version, the xsimd the extension was built with and where the build took it from (installed,
-    pythran or directory), the ISA tiers, the thread count and the result cache's size.
+    pythran or directory), the ISA tiers, the choices made for the CPU (falling row walk, streaming threshold), the
+    thread count and the result cache's size.
 
     >>> info()  # doctest: +ELLIPSIS
     simdscan        0...
@@ -90,6 +91,7 @@ def info(args: Optional[argparse.Namespace] = None) -> int:
     ISA             ...
     supported ISAs  ...
     falling rows    ...
+    streaming       ...
     threads         ...
     result cache    ...
     0
@@ -99,6 +101,8 @@ def info(args: Optional[argparse.Namespace] = None) -> int:
     print(f"ISA             {simdscan.isa()}")
     print(f"supported ISAs  {', '.join(simdscan.supported_isas())}")
     print(f"falling rows    walked {_core.falling_row_walk()} (SIMDSCAN_ROW_WALK=down|up forces either)")
+    print(f"streaming       outputs past the caches from {_core.streaming_threshold() / 2**20:g} MiB read and written"
+          " (SIMDSCAN_STREAMING_THRESHOLD=bytes forces another)")
     print(f"threads         {simdscan.get_num_threads()}")
     print(f"result cache    {simdscan.get_result_cache_size() / 2**20:g} MiB of freed results kept for new ones")
     return 0

@@ -507,6 +507,10 @@ PYBIND11_MODULE(_core, m) {
           "How a decreasing scan along an outer axis walks a row: 'down' (from its end) or 'up'.");
     m.def("select_falling_row_walk", &simdscan::select_falling_row_walk, py::arg("name"),
           "Forces the falling row walk: 'down' or 'up'.");
+    m.def("streaming_threshold", &simdscan::streaming_threshold,
+          "Bytes read and written together from which a scan's output goes past the caches.");
+    m.def("select_streaming_threshold", &simdscan::select_streaming_threshold, py::arg("nbytes"),
+          "Forces the streaming threshold, in bytes.");
     m.def("set_num_threads", &simdscan::set_num_threads, py::arg("n"));
     m.def("get_num_threads", &simdscan::get_num_threads);
     m.def(

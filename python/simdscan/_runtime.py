@@ -201,8 +201,17 @@ def _apply_from_environment(variable: str, apply: Callable[[str], None]) -> None
             raise ImportError(f"{variable}={value!r}: {error}") from None
 
 
+def _select_streaming_threshold(value: str) -> None:
+    """SIMDSCAN_STREAMING_THRESHOLD's byte count (``int`` spelling, at least 0) handed to the core."""
+    nbytes = int(value)
+    if nbytes < 0:
+        raise ValueError("the streaming threshold is a byte count, at least 0")
+    _core.select_streaming_threshold(nbytes)
+
+
 def configure_from_environment() -> None:
     _apply_from_environment("SIMDSCAN_ISA", _core.select_isa)
     _apply_from_environment("SIMDSCAN_ROW_WALK", _core.select_falling_row_walk)
+    _apply_from_environment("SIMDSCAN_STREAMING_THRESHOLD", _select_streaming_threshold)
     _apply_from_environment("SIMDSCAN_NUM_THREADS", lambda threads: set_num_threads(int(threads)))
     _apply_from_environment("SIMDSCAN_RESULT_CACHE_SIZE", lambda nbytes: set_result_cache_size(int(nbytes)))

@@ -111,6 +111,35 @@ std::atomic<bool>& falling_rows_down() {
     return down;
 }
 
+// scan.hpp's streaming_threshold for this CPU: 3/4 of the level-3 cache that CPUID's cache topology leaf describes
+// (the one a core's CCX shares) on AMD, else 8 MiB.
+std::size_t measured_streaming_threshold() {
+    constexpr std::size_t elsewhere = std::size_t(8) << 20;
+#if defined(__x86_64__) || defined(_M_X64)
+    if (!amd_cpu() || cpuid(0x80000000u, 0).eax < 0x8000001Du) {
+        return elsewhere;
+    }
+    for (unsigned subleaf = 0;; ++subleaf) {
+        const CpuidRegisters cache = cpuid(0x8000001Du, subleaf);
+        if ((cache.eax & 0x1Fu) == 0) {  // no more caches
+            return elsewhere;
+        }
+        if (((cache.eax >> 5) & 0x7u) == 3) {
+            const std::size_t ways = ((cache.ebx >> 22) & 0x3FFu) + 1, partitions = ((cache.ebx >> 12) & 0x3FFu) + 1;
+            const std::size_t line = (cache.ebx & 0xFFFu) + 1, sets = std::size_t(cache.ecx) + 1;
+            return ways * partitions * line * sets / 4 * 3;
+        }
+    }
+#else
+    return elsewhere;
+#endif
+}
+
+std::atomic<std::size_t>& streaming_threshold_bytes() {
+    static std::atomic<std::size_t> bytes{measured_streaming_threshold()};
+    return bytes;
+}
+
 }  // namespace
 
 const KernelTable& active_kernels() { return tables().table[active_index().load(std::memory_order_relaxed)]; }
@@ -118,6 +147,10 @@ const KernelTable& active_kernels() { return tables().table[active_index().load(
 bool walk_falling_rows_down() { return falling_rows_down().load(std::memory_order_relaxed); }
 
 }  // namespace detail
+
+std::size_t streaming_threshold() { return detail::streaming_threshold_bytes().load(std::memory_order_relaxed); }
+
+void select_streaming_threshold(std::size_t bytes) { detail::streaming_threshold_bytes().store(bytes); }
 
 std::vector<std::string> supported_isas() {
     std::vector<std::string> names;

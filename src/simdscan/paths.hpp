@@ -27,7 +27,9 @@ struct Job {
     const KernelTable& table;  // the float16 conversions
 
     bool streams() const {
-        return plan.out != plan.in && plan.lines * plan.n * plan.element_size >= streaming_threshold_bytes;
+        const std::ptrdiff_t elements = plan.lines * plan.n;
+        return plan.out != plan.in &&
+               streams_past_caches(elements * plan.in_element_size, elements * plan.element_size);
     }
 };
 

@@ -171,11 +171,12 @@ Plan make_plan(const CumulativeOperatorDesc& desc) {
     const TensorView& indices = desc.indices;
     const bool has_indices = indices.data != nullptr;
     Plan plan{static_cast<const char*>(in.data), static_cast<char*>(out.data), in.sizes[desc.axis],
-              in.byte_strides[desc.axis], out.byte_strides[desc.axis], {}, 1, 0, 0, false,
+              in.byte_strides[desc.axis], out.byte_strides[desc.axis], {}, 1, 0, 0, 0, false,
               in.byte_swapped, out.byte_swapped, static_cast<char*>(indices.data),
               has_indices ? indices.byte_strides[desc.axis] : 0};
     const Storage storage = storage_of(out.data_type);  // the input's, or its own where the input widens to it
     plan.element_size = storage.size;
+    plan.in_element_size = std::ptrdiff_t(element_size(in.data_type));
     plan.element_alignment = storage.alignment;
     plan.converted = storage.converted;
     if (desc.direction == AxisDirection::decreasing) {

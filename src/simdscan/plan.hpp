@@ -35,6 +35,7 @@ struct Plan {
     std::vector<Dim> others;
     std::ptrdiff_t lines;
     std::ptrdiff_t element_size;       // bytes of one stored element
+    std::ptrdiff_t in_element_size;    // bytes of an input element: fewer where the input widens
     std::ptrdiff_t element_alignment;  // the stored type's alignment
     bool converted;                    // stored in another type than the kernels compute in (float16)
     bool in_swapped;                   // the input is stored in the opposite byte order to the machine's
@@ -60,10 +61,11 @@ enum class Path : std::uint8_t {
 
 Path choose_path(const Plan& plan);
 
-// Outputs of this many bytes or more go past the caches (ScanState::streams, a summed-area table's rows) where the
-// kernels write the arrays themselves and not over their input: a standalone 1-D float32 scan loop with streaming
-// stores took 0.8x the time of cached stores from 8 MiB on Zen 4, and 0.65-0.77x from 2 MiB on the Intel Xeon.
-constexpr std::ptrdiff_t streaming_threshold_bytes = std::ptrdiff_t(8) << 20;
+// Whether a job that reads in_bytes and writes out_bytes, not over its input, stores past the caches
+// (ScanState::streams, a summed-area table's rows; scan.hpp's streaming_threshold).
+inline bool streams_past_caches(std::ptrdiff_t in_bytes, std::ptrdiff_t out_bytes) {
+    return in_bytes + out_bytes >= std::ptrdiff_t(streaming_threshold());
+}
 
 // A summed-area table in one pass (two_axes_path.hpp): images of rows, each row contiguous in both arrays, walked
 // in the scan order of the column axis, each row scanned along the row axis before (rows_first) or after its step

@@ -95,6 +95,16 @@ std::string falling_row_walk();
 // Throws std::invalid_argument for a name other than "down" and "up".
 void select_falling_row_walk(const std::string& name);
 
+// Scans that read and write this many bytes together, their output not over their input, store it past the caches
+// (non-temporal stores, where the kernels write the arrays themselves). Chosen once from the CPU by measurement
+// (one thread, repeated calls, streamed against cached): on AMD CPUs 3/4 of the level-3 cache a core's CCX shares
+// (24 MiB of Zen 4's 32: there a 1-D float32 scan of 8 MiB took 1.06-1.10x as long streamed, of 12 MiB 0.71-0.87x;
+// an 8 MiB float64 table of 1 MiB of uint8 1.5-2.0x, a 16 MiB int32 table 1.15-1.43x, a 32 MiB float64 one
+// 0.82-0.84x), and 8 MiB elsewhere (an Intel Xeon's 1-D 4 MiB scan took 0.77-0.79x streamed, the 8 MiB float64
+// table 0.79-0.94x). select_streaming_threshold forces another.
+std::size_t streaming_threshold();
+void select_streaming_threshold(std::size_t bytes);
+
 // Worker threads used by execute (1 = the calling thread only).
 void set_num_threads(std::size_t n);
 std::size_t get_num_threads();

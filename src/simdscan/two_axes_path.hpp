@@ -25,12 +25,13 @@ void run_two_axes(const TwoAxesPlan& plan, const TypedKernels<C, State>& kernels
     const auto scan_widened_row = kernels.two_axes_widened_row[plan.rows_first][plan.row_reverse];
     const auto scan_byte_row = plan.byte_rows ? kernels.two_axes_byte_row[plan.row_reverse] : nullptr;
     const Dim inner = plan.images.empty() ? Dim{1, 0, 0, 0} : plan.images.back();
-    const std::ptrdiff_t out_bytes = plan.image_count * plan.height * plan.width * std::ptrdiff_t(sizeof(C));
+    const std::ptrdiff_t elements = plan.image_count * plan.height * plan.width;
+    const std::ptrdiff_t out_bytes = elements * std::ptrdiff_t(sizeof(C));
     const std::size_t threads = threads_for(out_bytes);
     const RowWidening widening{widen, plan.in_element_size};
     // Streamed rows made 4096x4096 tables 0.75-0.9x as long on Zen 4 and 0.7-0.95x on the Intel Xeon (float32 on
     // Zen 4 into cv2's (H + 1, W + 1) layout excepted: 1.05-1.1x there).
-    const bool streams = plan.out != plan.in && out_bytes >= streaming_threshold_bytes;
+    const bool streams = plan.out != plan.in && streams_past_caches(elements * plan.in_element_size, out_bytes);
     parallel_ranges(plan.image_count, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
         std::vector<C> carry(static_cast<std::size_t>(plan.width));
         for_each_run(plan.images, begin, end, [&](const LineOffsets& first, std::ptrdiff_t count) {
