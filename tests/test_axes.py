@@ -306,3 +306,59 @@ def test_read_only_out_and_compensated_for_cumprod():
         simdscan.cumsum(x, axis=(0, 1), out=ro)
     with pytest.raises(TypeError):
         simdscan.cumprod(x, axis=(0, 1), compensated=True)
+
+
+# The rest of the family along several axes: each axis in turn, as NumPy's scans nested (NaN-skipping ones skip
+# NaN along the first axis; the later ones meet none, or only the leading NaN of an all-NaN start for fmax / fmin).
+FAMILY_NESTED = {
+    "nancumsum": (lambda x, axis, dtype=None: np.nancumsum(x, axis=axis), 0.0),
+    "nancumprod": (lambda x, axis, dtype=None: np.nancumprod(x, axis=axis), 1.0),
+    "nancummax": (lambda x, axis, dtype=None: np.fmax.accumulate(x, axis=axis), -np.inf),
+    "nancummin": (lambda x, axis, dtype=None: np.fmin.accumulate(x, axis=axis), np.inf),
+    "logcumsumexp": (lambda x, axis, dtype=None: np.logaddexp.accumulate(x, axis=axis), -np.inf),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FAMILY_NESTED))
+@pytest.mark.parametrize(
+    ("axis", "direction", "exclusive"),
+    [((0, 1), "increasing", False), ((1, 0), ("decreasing", "increasing"), (False, True)),
+     ((2, 0, 1), "decreasing", (True, False, False)), ((-1,), "increasing", True)],
+)
+def test_family_along_several_axes(name, axis, direction, exclusive):
+    rng = np.random.default_rng(seed_of("family axes", name, axis))
+    x = rng.integers(-3, 4, size=(5, 6, 7)).astype(np.float64)  # sums and products of these are exact
+    if name == "nancumprod":
+        x = np.where(x == 0, 2.0, x) / 2  # halves and small integers: products stay exact
+    x[rng.random(x.shape) < 0.2] = np.nan
+    if name == "logcumsumexp":
+        x = np.nan_to_num(x, nan=-1.5)  # logcumsumexp propagates NaN: exercise its values instead
+    func, identity = FAMILY_NESTED[name]
+    axes = tuple(a % x.ndim for a in axis)
+    decreasing = tuple(d == "decreasing" for d in (direction if isinstance(direction, tuple) else
+                                                    (direction,) * len(axes)))
+    exclusives = exclusive if isinstance(exclusive, tuple) else (exclusive,) * len(axes)
+    want = x
+    for ax, d, e in zip(axes, decreasing, exclusives):
+        want = directional(func, want, ax, d, e, identity)
+    got = getattr(simdscan, name)(x, axis=axis, direction=direction, exclusive=exclusive)
+    where = f"{name} axis={axis} direction={direction} exclusive={exclusive}"
+    if name == "logcumsumexp":
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=0, err_msg=where)
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=where)
+
+
+@pytest.mark.parametrize("name", sorted(FAMILY_NESTED))
+@pytest.mark.parametrize(
+    ("axis", "error", "match"),
+    [((), ValueError, "names no axis"), ((0, 0), ValueError, "names an axis twice"),
+     ((0, 1, 1), ValueError, "names an axis twice"), ((0, 3), np.exceptions.AxisError, "out of bounds"),
+     ((0, 1.0), TypeError, "every entry must be an integer")],
+)
+def test_family_axes_errors_leave_out_untouched(name, axis, error, match):
+    x = np.arange(24.0).reshape(2, 3, 4)
+    out = np.full_like(x, 7.0)
+    with pytest.raises(error, match=match):
+        getattr(simdscan, name)(x, axis=axis, out=out)
+    assert (out == 7.0).all()

@@ -7,7 +7,7 @@ from typing import Any, Optional, Tuple, Union
 import numpy as np
 
 from . import _core
-from ._axes import scan_axes
+from ._axes import core_scan, scan_axes
 from ._fast_calls import fast_calls
 from ._runtime import Direction
 
@@ -19,15 +19,9 @@ Directions = Union[Direction, str, Tuple[Union[Direction, str], ...]]
 Exclusives = Union[bool, Tuple[bool, ...]]
 
 
-def _cumsum_axis(a: Any, axis: Any, *, direction: Any, exclusive: Any, out: Any, dtype: Any = None,
-                 compensated: bool = False) -> np.ndarray:
-    """simdscan's sum along one axis (or None), straight to the core."""
-    return _core.scan("add", a, axis, direction, exclusive, dtype, out, compensated, False)
-
-
-def _cumprod_axis(a: Any, axis: Any, *, direction: Any, exclusive: Any, out: Any, dtype: Any = None) -> np.ndarray:
-    """simdscan's product along one axis (or None), straight to the core."""
-    return _core.scan("multiply", a, axis, direction, exclusive, dtype, out, False, False)
+# simdscan's sum and product along one axis (or None), straight to the core.
+_cumsum_axis = core_scan("add")
+_cumprod_axis = core_scan("multiply")
 
 
 @fast_calls("add", ("direction", "exclusive", "dtype", "out", "compensated"))

@@ -7,6 +7,7 @@ from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
+from . import _core
 from ._runtime import Direction
 
 # numpy.exceptions arrived in NumPy 1.25, simdscan's oldest
@@ -77,6 +78,17 @@ def per_axis(name: str, value: Any, count: int) -> Tuple[Any, ...]:
     if isinstance(value, list):
         raise TypeError(f"{name} must be one value or a tuple with one entry per axis, not a list")
     return (value,) * count
+
+
+def core_scan(op: str, skip_nan: bool = False) -> Callable[..., np.ndarray]:
+    """The core's scan of ``op`` (a ufunc's name, as ``_core.scan`` takes it) along one axis, or the pair of axes the
+    core takes in one call, with the calling convention :func:`scan_axes` hands its ``scan``."""
+
+    def scan(a: Any, axis: Any, *, direction: Any, exclusive: Any, out: Any, dtype: Any = None,
+             compensated: bool = False) -> np.ndarray:
+        return _core.scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan)
+
+    return scan
 
 
 def scan_axes(
