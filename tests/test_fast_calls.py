@@ -1,7 +1,7 @@
 """The public scans are builtins (simdscan/_fast_calls.py): a call that the Python function's body would hand straight
-to the core is made without entering Python, in every form Python allows it (positional, keyword, **kwargs), and
-every other call (a tuple axis, return_indices, a wrong or repeated argument) is the Python function's own, with its
-result or its error. NumPy is the reference for the values."""
+to the core is made without entering Python, in every form Python allows it (positional, keyword, **kwargs), a
+pair of axes of an ndarray included, and every other call (another tuple axis, return_indices, a wrong or repeated
+argument) is the Python function's own, with its result or its error. NumPy is the reference for the values."""
 
 import inspect
 import sys
@@ -84,18 +84,49 @@ def test_every_form_of_a_plain_call_is_made_without_python(name):
     np.testing.assert_allclose(out[:, :-1], SCANS[name][1](x[:, :0:-1])[:, ::-1], rtol=1e-15)
 
 
-@pytest.mark.parametrize("name", ["cumsum", "cumprod", "cummax", "cummin"])
-def test_tuple_axis_and_indices_are_the_python_functions(name):
+@pytest.mark.parametrize("name", SCANS)
+def test_a_pair_of_axes_is_made_without_python_other_tuples_by_the_function(name):
+    function = getattr(simdscan, name)
+    x = data()
+    along_1 = SCANS[name][1]
+    both = along_1(along_1(x.T).T)  # axis 0, then axis 1
+    pairs = {
+        "pair": lambda: function(x, (0, 1)),
+        "negative": lambda: function(x, axis=(0, -1), direction=("increasing", "increasing"), exclusive=(0, False)),
+        "Direction": lambda: function(x, (-2, 1), direction=simdscan.Direction.INCREASING),
+    }
+    for form, call in pairs.items():
+        got, entered = python_frames(call)
+        assert entered == [], f"{name} ({form}) entered Python: {entered}"
+        np.testing.assert_allclose(got, both, rtol=1e-15, err_msg=f"{name} ({form})")
+    others = {  # what scan_axes takes and the fast path leaves to it
+        "list input": (lambda: function(x.tolist(), (0, 1)), both),
+        "one axis": (lambda: function(x, (1,)), along_1(x)),
+        "numpy integer": (lambda: function(x, (np.int64(0), 1)), both),
+    }
+    for form, (call, want) in others.items():
+        got, entered = python_frames(call)
+        assert name in entered, f"{name} ({form}) did not enter Python"
+        np.testing.assert_allclose(got, want, rtol=1e-15, err_msg=f"{name} ({form})")
+    out = np.full_like(x, 7.0)
+    for axis, error in (((0, 0), ValueError), ((0, 2), np.exceptions.AxisError), ((0, 1, 1), ValueError)):
+        with pytest.raises(error):
+            function(x, axis, out=out)
+    with pytest.raises(ValueError, match="direction must be"):  # from the fast path
+        function(x, (0, 1), direction=("increasing", "sideways"), out=out)
+    with pytest.raises(TypeError, match="list"):  # from scan_axes
+        function(x, (0, 1), direction=["increasing", "increasing"], out=out)
+    assert (out == 7.0).all()
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_indices_are_the_python_functions(name):
     function = getattr(simdscan, name)
     x = np.array([[1, 2, 3], [4, 5, 6]])
-    got, entered = python_frames(lambda: function(x, axis=(0, 1)))
+    (values, indices), entered = python_frames(lambda: function(x, 1, return_indices=True))
     assert name in entered
-    np.testing.assert_array_equal(got, SCANS[name][1](SCANS[name][1](x.T).T))
-    if name in ("cummax", "cummin"):
-        (values, indices), entered = python_frames(lambda: function(x, 1, return_indices=True))
-        assert name in entered
-        np.testing.assert_array_equal(values, SCANS[name][1](x))
-        np.testing.assert_array_equal(indices, [[0, 1, 2], [0, 1, 2]] if name == "cummax" else [[0, 0, 0]] * 2)
+    np.testing.assert_array_equal(values, SCANS[name][1](x))
+    np.testing.assert_array_equal(indices, [[0, 1, 2], [0, 1, 2]] if name == "cummax" else [[0, 0, 0]] * 2)
 
 
 @pytest.mark.parametrize("name", SCANS)
