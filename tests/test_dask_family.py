@@ -319,3 +319,40 @@ def test_errors_match_simdscan(name):
         assert isinstance(_same_error(name, a.astype(np.complex64), 0), TypeError)
     with pytest.raises(TypeError):
         getattr(sdask, name)(da.from_array(a), 0, out=None)  # no out= in Dask
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod", *FAMILY])
+@pytest.mark.parametrize(
+    ("axis", "direction", "exclusive"),
+    [((0, 1), "increasing", False), ((2, 0), ("decreasing", "increasing"), (True, False)),
+     ((1, 2, 0), "decreasing", (False, True, False)), ((-1,), "increasing", True)],
+)
+def test_several_axes_match_simdscan(name, axis, direction, exclusive):
+    # Each axis in turn, as simdscan scans a tuple axis: int32 exactly (sums and products wrap alike in any order),
+    # float64 data with NaN within a few ulps (chunks add and multiply in another order).
+    rng = np.random.default_rng(seed_of("dask axes", name, axis))
+    ints = rng.integers(-3, 4, size=(6, 5, 7)).astype(np.int32)
+    floats = rng.integers(-3, 4, size=(6, 5, 7)) / 2.0
+    floats[rng.random(floats.shape) < 0.2] = np.nan
+    for a in ([] if name == "logcumsumexp" else [ints]) + [floats]:
+        want = getattr(simdscan, name)(a, axis=axis, direction=direction, exclusive=exclusive)
+        lazy = getattr(sdask, name)(da.from_array(a, chunks=(4, 2, 3)), axis=axis, direction=direction,
+                                    exclusive=exclusive)
+        got = lazy.compute()
+        where = f"{name} {a.dtype} axis={axis} direction={direction} exclusive={exclusive}"
+        assert got.dtype == want.dtype and got.shape == want.shape, where
+        if a.dtype.kind == "i" or name not in ("cumsum", "cumprod", "nancumprod", "logcumsumexp"):
+            np.testing.assert_array_equal(got, want, err_msg=where)
+        else:
+            np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13, err_msg=where)
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cummax", "nancumsum", "logcumsumexp"])
+def test_several_axes_errors_match_simdscan(name):
+    a = np.ones((3, 4))
+    assert isinstance(_same_error(name, a, (0, 0)), ValueError)
+    assert isinstance(_same_error(name, a, (0, 2)), AxisError)
+    assert isinstance(_same_error(name, a, ()), ValueError)
+    assert isinstance(_same_error(name, a, (0, 1), direction=("increasing",)), ValueError)
+    if name == "cummax":
+        assert isinstance(_same_error(name, a, (0, 1), return_indices=True), ValueError)

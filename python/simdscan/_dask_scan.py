@@ -14,6 +14,7 @@ from dask.highlevelgraph import HighLevelGraph
 
 import simdscan
 
+from ._axes import normalize_axes, per_axis
 from ._runtime import Direction
 
 _Direction = Union[Direction, str]
@@ -260,12 +261,21 @@ def _carries(totals: da.Array, op: _Op, axis: int, decreasing: bool, acc: np.dty
 
 
 def _scan(
-    name: str, a: Any, axis: Optional[int], direction: _Direction, exclusive: bool, **options: Any
+    name: str, a: Any, axis: Union[int, tuple[int, ...], None], direction: Any, exclusive: Any, **options: Any
 ) -> Any:
     """The lazy scan ``name`` of ``a``; ``options`` are the keywords of simdscan's function beyond the four
-    common ones (dtype, compensated, return_indices), passed only where the function has them."""
+    common ones (dtype, compensated, return_indices), passed only where the function has them. A tuple ``axis``
+    (with one direction and flag, or a tuple of each) scans along each of its axes in turn, as simdscan does."""
     op = _OPS[name]
     x = a if isinstance(a, da.Array) else da.asarray(a)
+    if isinstance(axis, tuple):
+        op.scan(np.empty((0,) * x.ndim, dtype=x.dtype), axis, direction=direction, exclusive=exclusive, **options)
+        axes = normalize_axes(axis, max(x.ndim, 1))  # checked by the probe above, as every argument
+        steps = zip(axes, per_axis("direction", direction, len(axes)), per_axis("exclusive", exclusive, len(axes)))
+        for ax, d, e in steps:
+            x = _scan(name, x, ax, d, e, **options)
+            options.pop("dtype", None)  # the later axes scan the result, already in that dtype
+        return x
 
     # Validate everything as simdscan does (same exceptions, same messages) and learn the result dtype,
     # on an empty array: this computes nothing of ``x``. (The probe asks for no indices: simdscan checks the

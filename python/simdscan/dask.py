@@ -44,11 +44,12 @@ in each process avoids running more threads than cores.
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import dask.array as da
 
-from ._dask_scan import _Direction, _scan
+from ._arithmetic import Axis, Directions, Exclusives
+from ._dask_scan import _scan
 
 __all__ = [
     "cummax", "cummin", "cumprod", "cumsum", "logcumsumexp", "nancummax", "nancummin", "nancumprod", "nancumsum",
@@ -57,7 +58,7 @@ __all__ = [
 # --------------------------------------------------------------------------
 # public API: one thin wrapper a function, its keywords those of simdscan's function of that name, out= excepted
 # --------------------------------------------------------------------------
-def cumsum(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "increasing", exclusive: bool = False,
+def cumsum(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
            dtype: Any = None, compensated: bool = False) -> da.Array:
     """Lazy cumulative sum of a Dask array along an axis, every chunk scanned by :func:`simdscan.cumsum`.
 
@@ -65,9 +66,11 @@ def cumsum(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "
     ----------
     a : dask.array.Array
         Input data (anything else is wrapped by :func:`dask.array.asarray`). Chunk sizes must be known.
-    axis : int, optional
+    axis : int, tuple of ints or None, optional
         The axis to scan; negative counts from the end. None scans the C-order flattened array (flattened
-        by :meth:`dask.array.Array.ravel`, which may rechunk).
+        by :meth:`dask.array.Array.ravel`, which may rechunk). A tuple scans along each of its axes in turn, as
+        :func:`simdscan.cumsum` does (``axis=(0, 1)``: a summed-area table), with ``direction`` and ``exclusive``
+        one value or a tuple with one entry per axis.
     direction : {"increasing", "decreasing"} or simdscan.Direction
         Increasing: out[i] sums x[0] .. x[i]. Decreasing: out[i] sums x[i] .. x[n-1].
     exclusive : bool
@@ -106,11 +109,14 @@ def cumsum(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "
     array([ 1,  3,  6, 10, 15, 21, 28, 36])
     >>> simdscan.dask.cumsum(x, direction="decreasing", exclusive=True).compute()
     array([35, 33, 30, 26, 21, 15,  8,  0])
+    >>> simdscan.dask.cumsum(da.ones((2, 4), dtype=np.int32, chunks=1), axis=(0, 1)).compute()
+    array([[1, 2, 3, 4],
+           [2, 4, 6, 8]], dtype=int32)
     """
     return _scan("cumsum", a, axis, direction, exclusive, dtype=dtype, compensated=compensated)
 
 
-def cumprod(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "increasing", exclusive: bool = False,
+def cumprod(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
             dtype: Any = None) -> da.Array:
     """Lazy cumulative product of a Dask array along an axis, every chunk scanned by :func:`simdscan.cumprod`.
 
@@ -127,7 +133,7 @@ def cumprod(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = 
     return _scan("cumprod", a, axis, direction, exclusive, dtype=dtype)
 
 
-def cummax(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "increasing", exclusive: bool = False,
+def cummax(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
            return_indices: bool = False) -> Any:
     """Lazy running maximum of a Dask array, every chunk scanned by :func:`simdscan.cummax`; NaN propagates.
 
@@ -148,7 +154,7 @@ def cummax(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "
     return _scan("cummax", a, axis, direction, exclusive, return_indices=return_indices)
 
 
-def cummin(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "increasing", exclusive: bool = False,
+def cummin(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
            return_indices: bool = False) -> Any:
     """Lazy running minimum of a Dask array, every chunk scanned by :func:`simdscan.cummin` (see :func:`cummax`).
 
@@ -163,8 +169,8 @@ def cummin(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "
     return _scan("cummin", a, axis, direction, exclusive, return_indices=return_indices)
 
 
-def nancummax(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "increasing",
-              exclusive: bool = False) -> da.Array:
+def nancummax(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
+              exclusive: Exclusives = False) -> da.Array:
     """Lazy running maximum that skips NaN, every chunk scanned by :func:`simdscan.nancummax`.
 
     Examples
@@ -175,8 +181,8 @@ def nancummax(a: da.Array, axis: Optional[int] = None, *, direction: _Direction 
     return _scan("nancummax", a, axis, direction, exclusive)
 
 
-def nancummin(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "increasing",
-              exclusive: bool = False) -> da.Array:
+def nancummin(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
+              exclusive: Exclusives = False) -> da.Array:
     """Lazy running minimum that skips NaN, every chunk scanned by :func:`simdscan.nancummin`.
 
     Examples
@@ -190,8 +196,8 @@ def nancummin(a: da.Array, axis: Optional[int] = None, *, direction: _Direction 
     return _scan("nancummin", a, axis, direction, exclusive)
 
 
-def nancumsum(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "increasing",
-              exclusive: bool = False, dtype: Any = None, compensated: bool = False) -> da.Array:
+def nancumsum(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
+              exclusive: Exclusives = False, dtype: Any = None, compensated: bool = False) -> da.Array:
     """Lazy cumulative sum counting NaN as zero, every chunk scanned by :func:`simdscan.nancumsum`.
 
     Examples
@@ -203,8 +209,8 @@ def nancumsum(a: da.Array, axis: Optional[int] = None, *, direction: _Direction 
     return _scan("nancumsum", a, axis, direction, exclusive, dtype=dtype, compensated=compensated)
 
 
-def nancumprod(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "increasing",
-               exclusive: bool = False, dtype: Any = None) -> da.Array:
+def nancumprod(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
+               exclusive: Exclusives = False, dtype: Any = None) -> da.Array:
     """Lazy cumulative product counting NaN as one, every chunk scanned by :func:`simdscan.nancumprod`.
 
     Examples
@@ -215,8 +221,8 @@ def nancumprod(a: da.Array, axis: Optional[int] = None, *, direction: _Direction
     return _scan("nancumprod", a, axis, direction, exclusive, dtype=dtype)
 
 
-def logcumsumexp(a: da.Array, axis: Optional[int] = None, *, direction: _Direction = "increasing",
-                 exclusive: bool = False, dtype: Any = None) -> da.Array:
+def logcumsumexp(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
+                 exclusive: Exclusives = False, dtype: Any = None) -> da.Array:
     """Lazy log(cumsum(exp(a))), computed stably, every chunk scanned by :func:`simdscan.logcumsumexp`.
 
     Integer input gives float64, as in simdscan. float16 and float32 chunks and carries are kept in float64
