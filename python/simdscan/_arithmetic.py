@@ -6,8 +6,7 @@ from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 
-from . import _core
-from ._axes import core_scan, scan_axes
+from ._axes import core_scan, scan_along
 from ._fast_calls import fast_calls
 from ._runtime import Direction
 
@@ -202,11 +201,7 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
     >>> float(simdscan.cumsum(tenths)[-1]) == 1e6, float(simdscan.cumsum(tenths, compensated=True)[-1]) == 1e6
     (False, True)
     """
-    if isinstance(axis, tuple):
-        summed: np.ndarray = scan_axes(_cumsum_axis, a, axis, direction=direction, exclusive=exclusive, out=out,
-                                       dtype=dtype, compensated=compensated)
-        return summed
-    return _core.scan("add", a, axis, direction, exclusive, dtype, out, compensated, False)
+    return scan_along("add", False, a, axis, direction, exclusive, out, dtype, compensated)
 
 
 @fast_calls("multiply", ("direction", "exclusive", "dtype", "out"))
@@ -255,8 +250,4 @@ def cumprod(a: Any, axis: Axis = None, *, direction: Directions = "increasing", 
              [504., 168.,  21.,   3.],
              [432.,  48.,   8.,   4.]]]], dtype=float32)
     """
-    if isinstance(axis, tuple):
-        multiplied: np.ndarray = scan_axes(_cumprod_axis, a, axis, direction=direction, exclusive=exclusive, out=out,
-                                           dtype=dtype)
-        return multiplied
-    return _core.scan("multiply", a, axis, direction, exclusive, dtype, out, False, False)
+    return scan_along("multiply", False, a, axis, direction, exclusive, out, dtype)

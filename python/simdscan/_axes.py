@@ -91,6 +91,17 @@ def core_scan(op: str, skip_nan: bool = False) -> Callable[..., np.ndarray]:
     return scan
 
 
+def scan_along(op: str, skip_nan: bool, a: Any, axis: Any, direction: Any, exclusive: Any, out: Any,
+               dtype: Any = None, compensated: bool = False) -> np.ndarray:
+    """The body of a public scan without indices: the core's scan of ``op`` in one call, or along a tuple ``axis``
+    through :func:`scan_axes`."""
+    if isinstance(axis, tuple):
+        result: np.ndarray = scan_axes(core_scan(op, skip_nan), a, axis, direction=direction, exclusive=exclusive,
+                                       out=out, dtype=dtype, compensated=compensated)
+        return result
+    return _core.scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan)
+
+
 def scan_axes(
     scan: Callable[..., Any],
     a: Any,

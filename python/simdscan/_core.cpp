@@ -403,8 +403,8 @@ int slot_of(PyObject* keyword) {
 
 // Whether a tuple axis is a pair that the Python function's scan_axes would hand the core as it is, in one call: two
 // ints naming two axes of an ndarray, with a direction (str or Direction) and a flag (no tuple), or a pair of each.
-// Any other tuple goes to the function, whose checks raise its errors (a summed-area table of 64x64 int32 took 9.4
-// us through it, 2.7 us of it in the core).
+// Any other tuple goes to the function, whose checks raise its errors (a 16x16 uint8 summed-area table took 4.5-5.0 us
+// through it, 1.4-2.4 us so).
 bool is_checked_pair(PyObject* const* values) {
     PyObject* axis = values[FastScan::axis];
     PyObject* a = values[FastScan::a];
@@ -415,8 +415,11 @@ bool is_checked_pair(PyObject* const* values) {
     long long axes[2];
     for (Py_ssize_t i = 0; i < 2; ++i) {
         PyObject* entry = PyTuple_GET_ITEM(axis, i);
+        if (!PyLong_CheckExact(entry)) {
+            return false;
+        }
         int overflow = 0;
-        const long long value = PyLong_CheckExact(entry) ? PyLong_AsLongLongAndOverflow(entry, &overflow) : ndim;
+        const long long value = PyLong_AsLongLongAndOverflow(entry, &overflow);
         if (overflow != 0 || value < -ndim || value >= ndim) {
             return false;
         }

@@ -8,7 +8,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import _core
-from ._axes import core_scan, scan_axes
+from ._axes import scan_along, scan_axes
 from ._fast_calls import fast_calls
 from ._runtime import Direction
 
@@ -109,11 +109,7 @@ def nancummax(a: Any, axis: Optional[int] = None, *, direction: Union[Direction,
     >>> simdscan.nancummax([np.nan, 1.0, 3.0], exclusive=True)
     array([-inf,  nan,   1.])
     """
-    if isinstance(axis, tuple):
-        running: np.ndarray = scan_axes(core_scan("maximum", skip_nan=True), a, axis, direction=direction,
-                                        exclusive=exclusive, out=out)
-        return running
-    return _core.scan("maximum", a, axis, direction, exclusive, None, out, False, True)
+    return scan_along("maximum", True, a, axis, direction, exclusive, out)
 
 
 @fast_calls("minimum", ("direction", "exclusive", "out"), skip_nan=True)
@@ -128,11 +124,7 @@ def nancummin(a: Any, axis: Optional[int] = None, *, direction: Union[Direction,
     >>> simdscan.nancummin([2.0, np.nan, 1.0], direction="decreasing")
     array([1., 1., 1.])
     """
-    if isinstance(axis, tuple):
-        running: np.ndarray = scan_axes(core_scan("minimum", skip_nan=True), a, axis, direction=direction,
-                                        exclusive=exclusive, out=out)
-        return running
-    return _core.scan("minimum", a, axis, direction, exclusive, None, out, False, True)
+    return scan_along("minimum", True, a, axis, direction, exclusive, out)
 
 
 # cummax and cummin call the core themselves: each Python call between cost a 16-element call about 0.1 us. A tuple

@@ -6,8 +6,7 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from . import _core
-from ._axes import core_scan, scan_axes
+from ._axes import scan_along
 from ._fast_calls import fast_calls
 from ._runtime import Direction
 
@@ -42,8 +41,4 @@ def logcumsumexp(a: Any, axis: Optional[int] = None, *, direction: Union[Directi
     >>> simdscan.logcumsumexp([0, 0], exclusive=True)
     array([-inf,   0.])
     """
-    if isinstance(axis, tuple):
-        result: np.ndarray = scan_axes(core_scan("logaddexp"), a, axis, direction=direction, exclusive=exclusive,
-                                       out=out, dtype=dtype)
-        return result
-    return _core.scan("logaddexp", a, axis, direction, exclusive, dtype, out, False, False)
+    return scan_along("logaddexp", False, a, axis, direction, exclusive, out, dtype)

@@ -6,8 +6,7 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from . import _core
-from ._axes import core_scan, scan_axes
+from ._axes import scan_along
 from ._fast_calls import fast_calls
 from ._runtime import Direction
 
@@ -31,11 +30,7 @@ def nancumsum(a: Any, axis: Optional[int] = None, *, direction: Union[Direction,
     >>> simdscan.nancumsum(x, direction="decreasing", exclusive=True)
     array([5., 5., 3., 0.], dtype=float32)
     """
-    if isinstance(axis, tuple):
-        summed: np.ndarray = scan_axes(core_scan("add", skip_nan=True), a, axis, direction=direction,
-                                       exclusive=exclusive, out=out, dtype=dtype, compensated=compensated)
-        return summed
-    return _core.scan("add", a, axis, direction, exclusive, dtype, out, compensated, True)
+    return scan_along("add", True, a, axis, direction, exclusive, out, dtype, compensated)
 
 
 @fast_calls("multiply", ("direction", "exclusive", "dtype", "out"), skip_nan=True)
@@ -50,8 +45,4 @@ def nancumprod(a: Any, axis: Optional[int] = None, *, direction: Union[Direction
     >>> simdscan.nancumprod([2.0, np.nan, 3.0])
     array([2., 2., 6.])
     """
-    if isinstance(axis, tuple):
-        multiplied: np.ndarray = scan_axes(core_scan("multiply", skip_nan=True), a, axis, direction=direction,
-                                           exclusive=exclusive, out=out, dtype=dtype)
-        return multiplied
-    return _core.scan("multiply", a, axis, direction, exclusive, dtype, out, False, True)
+    return scan_along("multiply", True, a, axis, direction, exclusive, out, dtype)
