@@ -151,12 +151,17 @@ def restore_row_walk():
     simdscan._core.select_falling_row_walk(saved)
 
 
-def test_falling_row_walk_is_chosen_for_the_cpu():
+def amd_cpu():
+    """Whether /proc/cpuinfo names an AMD CPU (the vendor the core's per-CPU choices test); skips without it."""
     try:
         with open("/proc/cpuinfo") as info:
-            is_amd = any(line.startswith("vendor_id") and "AuthenticAMD" in line for line in info)
+            return any(line.startswith("vendor_id") and "AuthenticAMD" in line for line in info)
     except OSError:
         pytest.skip("no /proc/cpuinfo to read the CPU's vendor from")
+
+
+def test_falling_row_walk_is_chosen_for_the_cpu():
+    is_amd = amd_cpu()
     code = "import json, simdscan; print(json.dumps(simdscan._core.falling_row_walk()))"
     assert last_json_line(run_python(code, SIMDSCAN_ROW_WALK=None)) == ("down" if is_amd else "up")
 
@@ -214,11 +219,7 @@ def level3_cache_bytes():
 
 
 def test_streaming_threshold_is_chosen_for_the_cpu():
-    try:
-        with open("/proc/cpuinfo") as info:
-            is_amd = any(line.startswith("vendor_id") and "AuthenticAMD" in line for line in info)
-    except OSError:
-        pytest.skip("no /proc/cpuinfo to read the CPU's vendor from")
+    is_amd = amd_cpu()
     code = "import json, simdscan; print(json.dumps(simdscan._core.streaming_threshold()))"
     chosen = last_json_line(run_python(code, SIMDSCAN_STREAMING_THRESHOLD=None))
     if not is_amd:
