@@ -11,6 +11,7 @@ import pytest
 import simdscan
 from compare import assert_bit_identical
 from data import scan_data, seed_of
+from family_reference import check_extremum_pair
 from params import TESTS_STREAMING_THRESHOLD
 from reference import check_scan
 
@@ -81,6 +82,34 @@ def test_streamed_outputs(op, dtype, compensated, layout, offset):
             in_place = a.copy()
             scan_into(op, in_place, in_place, axis, decreasing, exclusive, compensated)
             assert_bit_identical(got, in_place, where)
+
+
+# A running extremum's values and the positions that supplied them, streamed each from its own first aligned place:
+# out and the indices at different offsets from a vector boundary.
+@pytest.mark.parametrize(("values_offset", "indices_offset"), [(0, 0), (5, 3)])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize(("op", "dtype"), [("cummax", "float32"), ("cummin", "int16")])
+def test_streamed_indices(op, dtype, layout, values_offset, indices_offset):
+    a, axis = streamed_input(layout, dtype, "cumsum")  # small integers: many ties, the latest of which supplies
+    if a.dtype.kind == "f":
+        a.reshape(-1)[[a.size // 3, a.size // 3 + 1, a.size - 2]] = np.nan
+    for threads in (1, 3):
+        simdscan.set_num_threads(threads)
+        for decreasing, exclusive in ((False, False), (True, True)):
+            where = (f"{op} {dtype} {layout} out+{values_offset} indices+{indices_offset} threads={threads} "
+                     f"dec={decreasing} excl={exclusive}")
+            values_buffer = np.full(a.size + values_offset + 64, 7, dtype=a.dtype)
+            indices_buffer = np.full(a.size + indices_offset + 64, 7, dtype=np.intp)
+            out = (values_buffer[values_offset : values_offset + a.size].reshape(a.shape),
+                   indices_buffer[indices_offset : indices_offset + a.size].reshape(a.shape))
+            direction = "decreasing" if decreasing else "increasing"
+            got = getattr(simdscan, op)(a, axis=axis, direction=direction, exclusive=exclusive, out=out,
+                                        return_indices=True)
+            assert got[0] is out[0] and got[1] is out[1], where
+            for buffer, offset in ((values_buffer, values_offset), (indices_buffer, indices_offset)):
+                outside = np.concatenate([buffer[:offset], buffer[offset + a.size :]])
+                assert np.all(outside == 7), f"{where}: wrote outside out"
+            check_extremum_pair(got, op, a, axis, decreasing, exclusive, where, fast=True)
 
 
 # Inputs staged block by block (a narrower type widened with dtype=, byte-swapped, strided) into a packed native out:

@@ -7,7 +7,8 @@
 //  lines_buffered  - anything else (strided, byte-swapped, float16, misaligned): blocks of a line are gathered into a
 //                    buffer in scan order, scanned there, and scattered back;
 //  indexed         - extrema with the positions that supplied them (indexed_path.hpp): lines_buffered's way, with
-//                    the positions found from each block's inputs and running values;
+//                    the positions found from each block's inputs and running values, or along an outer axis the
+//                    outer path's rows, each column's running value and supplier kept aside;
 //  two axes        - a scan followed by another along a second axis: a plain sum with one of the two contiguous
 //                    row by row in one pass (two_axes_path.hpp), anything else as the two scans in turn.
 // An input of a narrower type than the output (widens_exactly) is converted as it is read: row by row on the one-pass

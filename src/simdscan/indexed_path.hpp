@@ -1,4 +1,5 @@
-// The indexed path: a running maximum or minimum with the position that supplied each value, line by line.
+// The indexed path: a running maximum or minimum with the position that supplied each value, line by line, or
+// along an outer axis row by row.
 #pragma once
 
 #include <algorithm>
@@ -10,11 +11,18 @@
 
 #include "kernels.hpp"
 #include "parallel.hpp"
+#include "paths.hpp"
 #include "plan.hpp"
 #include "staging.hpp"
 
 namespace simdscan {
 namespace detail {
+
+// Whether places `step` bytes apart from p form an aligned array of E.
+template <class E>
+bool is_array_of(const char* p, std::ptrdiff_t step) {
+    return step == std::ptrdiff_t(sizeof(E)) && reinterpret_cast<std::uintptr_t>(p) % alignof(E) == 0;
+}
 
 // Scans one line of an indexed job: blocks gathered in scan order, their running values and the suppliers' positions
 // computed by the tier's kernel (an element supplies the running value where it equals it, or where the first NaN
@@ -84,12 +92,6 @@ public:
 private:
     static constexpr std::ptrdiff_t block = Staging<S, C>::block;
 
-    // Whether places `step` bytes apart from p form an aligned array of E.
-    template <class E>
-    static bool is_array_of(const char* p, std::ptrdiff_t step) {
-        return step == std::ptrdiff_t(sizeof(E)) && reinterpret_cast<std::uintptr_t>(p) % alignof(E) == 0;
-    }
-
     const Plan& plan_;
     const TypedKernels<C, C>& kernels_;
     bool exclusive_;
@@ -99,12 +101,105 @@ private:
     LazyBuffer<std::int64_t> positions_;
 };
 
-// Runs an indexed job: lines in parallel, each line by one thread.
+// Scans the tiles of an indexed job along an outer axis (choose_path's outer paths) row by row, as the outer path
+// scans: each column's running value and supplier kept aside (advance_indexed) while the tile's rows go by in scan
+// order, a staging block of each row at a time. A line at a time, each line a column, 4096x4096 float32 along axis 0
+// took 40x a copy.
+template <class S, class C>
+class IndexedRows {
+public:
+    IndexedRows(const Plan& plan, const TypedKernels<C, C>& kernels, bool exclusive, bool decreasing,
+                const KernelTable& table, std::ptrdiff_t width)
+        : plan_(plan), kernels_(kernels), exclusive_(exclusive), decreasing_(decreasing), staging_(plan, table),
+          running_(std::size_t(width)), suppliers_(std::size_t(width)), values_(std::size_t(block)),
+          positions_(std::size_t(block)) {}
+
+    // Scans every row of the tile `width` elements wide whose first row in scan order is at in, out and indices;
+    // its elements are `inner`'s strides apart.
+    void scan(const char* in, char* out, char* indices, std::ptrdiff_t width, const Dim& inner) {
+        const auto advance = kernels_.advance_indexed[exclusive_];
+        std::fill_n(running_.get(), width, kernels_.neutral);
+        std::fill_n(suppliers_.get(), width, std::int64_t(-1));
+        const bool direct_positions = is_array_of<std::int64_t>(indices, inner.indices_stride) &&
+                                      plan_.indices_step % std::ptrdiff_t(sizeof(std::int64_t)) == 0;
+        const std::ptrdiff_t elements = plan_.lines * plan_.n;
+        const bool streams = plan_.out != plan_.in && direct_positions &&
+                             streams_past_caches(elements * plan_.in_element_size,
+                                                 elements * (plan_.element_size + std::ptrdiff_t(sizeof(std::int64_t))));
+        for (std::ptrdiff_t r = 0; r < plan_.n; ++r) {
+            // The scan's r-th row is at n - 1 - r along the axis when decreasing.
+            const std::int64_t index = decreasing_ ? plan_.n - 1 - r : r;
+            for (std::ptrdiff_t c = 0; c < width; c += block) {
+                const std::ptrdiff_t count = std::min(block, width - c);
+                char* value_target = out + r * plan_.out_step + c * inner.out_stride;
+                char* position_target = indices + r * plan_.indices_step + c * inner.indices_stride;
+                staging_.keep_apart_from(value_target, inner.out_stride);
+                const C* x = staging_.load(in + r * plan_.in_step + c * inner.in_stride, inner.in_stride, count);
+                // Not staging's buffer, where a converted row may lie.
+                const bool direct_values = staging_.stores_in_place(value_target, inner.out_stride);
+                C* values = direct_values ? reinterpret_cast<C*>(value_target) : values_.get();
+                std::int64_t* positions =
+                    direct_positions ? reinterpret_cast<std::int64_t*>(position_target) : positions_.get();
+                // Streamed where both rows are the outputs themselves.
+                advance(x, running_.get() + c, suppliers_.get() + c, values, positions, count, index,
+                        streams && direct_values);
+                if (exclusive_ && r == 0) {
+                    // The empty range's value is the identity (true for a running minimum of bool, not its neutral 255).
+                    std::fill(values, values + count, kernels_.identity);
+                }
+                if (!direct_values) {
+                    staging_.store(values, value_target, inner.out_stride, count, false);
+                }
+                if (!direct_positions) {
+                    for (std::ptrdiff_t i = 0; i < count; ++i) {
+                        std::memcpy(position_target + i * inner.indices_stride, positions + i, sizeof(std::int64_t));
+                    }
+                }
+            }
+        }
+    }
+
+private:
+    static constexpr std::ptrdiff_t block = Staging<S, C>::block;
+
+    const Plan& plan_;
+    const TypedKernels<C, C>& kernels_;
+    bool exclusive_;
+    bool decreasing_;
+    Staging<S, C> staging_;
+    LazyBuffer<C> running_;
+    LazyBuffer<std::int64_t> suppliers_;
+    LazyBuffer<C> values_;
+    LazyBuffer<std::int64_t> positions_;
+};
+
+// Runs an indexed job: along an outer axis the outer path's tiles in parallel (IndexedRows), else lines in parallel,
+// each line by one thread.
 template <class S, class C>
 void run_indexed(const Plan& plan, const TypedKernels<C, C>& kernels, bool exclusive, bool decreasing,
                  const KernelTable& table) {
     const std::ptrdiff_t bytes = plan.lines * plan.n * std::ptrdiff_t(sizeof(S) + sizeof(std::int64_t));
-    parallel_ranges(plan.lines, threads_for(bytes), [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+    const std::size_t threads = threads_for(bytes);
+    const Path path = choose_path(plan);
+    if (path == Path::outer || path == Path::outer_buffered) {
+        const OuterTiling tiling = outer_tiling<C>(plan, threads);
+        parallel_ranges(tiling.tasks, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+            IndexedRows<S, C> rows(plan, kernels, exclusive, decreasing, table, tiling.width);
+            for (std::ptrdiff_t task = begin; task < end; ++task) {
+                const std::ptrdiff_t tile = task % tiling.per_line;
+                const std::ptrdiff_t line = task / tiling.per_line;
+                const std::ptrdiff_t first = tile * tiling.width;
+                for_each_run(tiling.rest, line, line + 1, [&](const LineOffsets& run, std::ptrdiff_t) {
+                    rows.scan(plan.in + run.in + first * tiling.inner.in_stride,
+                              plan.out + run.out + first * tiling.inner.out_stride,
+                              plan.indices + run.indices + first * tiling.inner.indices_stride,
+                              tiling.width_of(tile), tiling.inner);
+                });
+            }
+        });
+        return;
+    }
+    parallel_ranges(plan.lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
         IndexedLines<S, C> lines(plan, kernels, exclusive, decreasing, table);
         const Dim inner = innermost(plan);
         for_each_run(plan.others, begin, end, [&](const LineOffsets& first, std::ptrdiff_t count) {

@@ -104,6 +104,11 @@ struct TypedKernels {
     // `supplier` (-1: none yet) and `reached_nan` carry from one call to the next along a line.
     using indexed_fn = T (*)(const T* x, T* values, std::int64_t* positions, std::ptrdiff_t n, T carry,
                              std::int64_t first, std::int64_t& supplier, bool& reached_nan);
+    // Extrema only (null otherwise): a row of w contiguous elements, at `index` along an outer scan axis, advancing
+    // each column's running value and its supplier's index (-1: none yet) and writing both, after the row or before
+    // it (exclusive), into values (which may be in) and positions; `streams`: past the caches, as advance's.
+    using advance_indexed_fn = void (*)(const T* in, T* running, std::int64_t* suppliers, T* values,
+                                        std::int64_t* positions, std::ptrdiff_t w, std::int64_t index, bool streams);
     // Log-sum-exp only (null otherwise), whose base costs an exp and a log per element to put in front of an
     // output: the op of n contiguous elements, a chunk's total, so that each chunk can be scanned from its base
     // once the earlier totals are known (parallel.hpp), one exp per element dearer than the scan alone.
@@ -136,6 +141,7 @@ struct TypedKernels {
     advance_fn advance[2][2];  // [exclusive][descending]
     apply_fn apply;
     indexed_fn scan_indexed;
+    advance_indexed_fn advance_indexed[2];  // [exclusive]
     total_fn total[2];  // [reverse]
     two_axes_row_fn two_axes_row[2][2];  // [rows first][reverse]
     two_axes_widened_row_fn two_axes_widened_row[2][2];  // [rows first][reverse]

@@ -46,8 +46,11 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     k.apply = &apply_op<T, Op>;
     if constexpr (std::is_same<Op, Maximum>::value || std::is_same<Op, Minimum>::value) {
         k.scan_indexed = &scan_indexed<A, T, Op>;
+        k.advance_indexed[0] = &advance_indexed<A, T, Op, false>;
+        k.advance_indexed[1] = &advance_indexed<A, T, Op, true>;
     } else {
         k.scan_indexed = nullptr;
+        k.advance_indexed[0] = k.advance_indexed[1] = nullptr;
     }
     if constexpr (std::is_same<Op, LogAddExp>::value) {
         k.total[0] = &log_sum_exp_total<A, T, false>;
