@@ -102,6 +102,9 @@ WORKLOADS = [
     *(Workload((4096, 4096), "float32", axis=axis, op="cummax", quick_shape=(1024, 1024)) for axis in (0, 1)),
     Workload((KIB64 // 4,), "float32", op="cummax", note=" indices"),
     Workload((1 << 20,), "float32", op="cummax", note=" indices"),
+    Workload((MB400 // 4,), "float32", op="cummax", quick_shape=(MB400 // 64,), note=" indices"),
+    *(Workload((4096, 4096), "float32", axis=axis, op="cummax", quick_shape=(1024, 1024), note=" indices")
+      for axis in (0, 1)),
     *(Workload((1 << 20,), t, op="logcumsumexp") for t in ("float32", "float64")),
     Workload((1000, 1000), "float32", axis=1, op="logcumsumexp"),
     Workload((1 << 20,), "float32", note=" 10% NaN"),
