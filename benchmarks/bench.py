@@ -6,6 +6,7 @@
     python benchmarks/bench.py --markdown      # the table as GitHub markdown
     python benchmarks/bench.py --only 4096     # workloads whose label contains "4096"
     python benchmarks/bench.py --png out.png   # where to write the bar chart (needs matplotlib)
+    python benchmarks/bench.py --tiers         # simdscan under each ISA tier the CPU has, interleaved (no chart)
 
 A full run (neither --quick nor --only) draws its bar chart to benchmarks/results.png unless --png says where.
 It runs against the simdscan that Python imports (the installed wheel); the benchmark itself ships in no wheel.
@@ -141,6 +142,28 @@ def print_table(headers: list[str], rows: list[list[str]], markdown: bool) -> No
         print(line(r))
 
 
+def tiers_rows(results: list[tuple[str, int, dict[str, float], list[str]]], tiers: list[str],
+               chosen: str) -> tuple[list[str], list[list[str]]]:
+    """--tiers' table: per workload, each tier's time / copy, then each other tier's time / the chosen tier's.
+
+    >>> headers, rows = tiers_rows([("f32 16", 16, {"copy": 1.0, "simdscan 1T sse2": 3.0,
+    ...                                              "simdscan 1T avx2": 2.0}, [])], ["sse2", "avx2"], "avx2")
+    >>> headers, rows
+    (['workload', 'copy 1T', 'sse2/copy', 'avx2/copy', 'sse2/avx2', 'check'], [['f32 16', '1 s', '3.00', '2.00', '1.50', 'ok']])
+    """
+    others = [isa for isa in tiers if isa != chosen]
+    headers = ["workload", "copy 1T", *(f"{isa}/copy" for isa in tiers), *(f"{isa}/{chosen}" for isa in others),
+               "check"]
+    rows = []
+    for label, _, t, bad in results:
+        time_of = {isa: t[f"simdscan 1T {isa}"] for isa in tiers}
+        rows.append([("!! " if bad else "") + label, fmt_time(t["copy"]),
+                     *(fmt_ratio(time_of[isa] / t["copy"]) for isa in tiers),
+                     *(fmt_ratio(time_of[isa] / time_of[chosen]) for isa in others),
+                     "MISMATCH: " + ", ".join(bad) if bad else "ok"])
+    return headers, rows
+
+
 def cpu_model() -> str:
     """The CPU's model name, family and model numbers (which tell AMD's Zen generations apart) and logical CPUs."""
     fields: dict[str, str] = {}
@@ -165,6 +188,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--only", metavar="SUBSTRING", help="run only workloads whose label contains it")
     p.add_argument("--repeats", type=int, help="timed repeats per measurement (default 5; --quick 3)")
     p.add_argument("--min-ms", type=float, help="minimum length of one repeat (default 20; --quick 5)")
+    p.add_argument("--tiers", action="store_true",
+                   help="simdscan alone, one thread, under every ISA tier the CPU supports, their repeats interleaved "
+                        "(the measurement behind dispatch's choice of the best tier); no chart")
     return p
 
 
@@ -174,7 +200,9 @@ def run(args: argparse.Namespace) -> int:
     repeats = args.repeats or (3 if args.quick else 5)
     min_s = (args.min_ms or (5 if args.quick else 20)) / 1e3
     # A partial run (--quick, --only) leaves the full run's chart alone.
-    png = args.png if args.png is not None else (None if args.quick or args.only else str(DEFAULT_PNG))
+    png = args.png if args.png is not None else (None if args.quick or args.only or args.tiers else str(DEFAULT_PNG))
+    tiers = simdscan.supported_isas() if args.tiers else []
+    chosen_isa = simdscan.isa()
 
     all_threads = simdscan.get_num_threads()  # the default, saved before anything changes it
     torch_all = torch.get_num_threads() if torch is not None else None
@@ -201,14 +229,23 @@ def run(args: argparse.Namespace) -> int:
             progress.step(i, len(todo), w.label(args.quick))
             with result_cache_for(w):
                 results.append((w.label(args.quick), *run_workload(w, args.quick, repeats, min_s, all_threads, torch,
-                                                                   torch_all, progress.note)))
+                                                                   torch_all, progress.note, tiers)))
             gc.collect()
     finally:
         progress.close()
+        simdscan._core.select_isa(chosen_isa)
         simdscan.set_num_threads(all_threads)
         if torch is not None:
             torch.set_num_threads(torch_all)
 
+    if tiers:
+        print(header)
+        print(f"each time: best of {repeats} repeats of a loop of >= {min_s * 1e3:g} ms, one thread, each tier selected "
+              f"before its loop and the tiers' loops interleaved; X/copy = time / time of a single-threaded "
+              f"np.copyto(out, x) of the same array; X/{chosen_isa} = time / time under the tier dispatch chose")
+        print()
+        print_table(*tiers_rows(results, tiers, chosen_isa), args.markdown)
+        return 1 if any(bad for *_, bad in results) else 0
     names = ["simdscan 1T", "numpy"] + (["torch 1T"] if torch else []) + ["simdscan allT"] + (["torch allT"] if torch else [])
     headers = ["workload", "n elems", "copy 1T", "simdscan 1T", *(f"{n}/copy" for n in names),
                "simdscan Gelem/s 1T", "simdscan 1T vs numpy", "check"]

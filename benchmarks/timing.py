@@ -8,7 +8,7 @@ import math
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -22,6 +22,7 @@ class Candidate:
     name: str
     fn: Callable[[], object]
     threads: Optional[int] = None  # set on both simdscan and torch before each timed block (not timed)
+    isa: Optional[str] = None  # simdscan's ISA tier, selected before each timed block (not timed)
 
 
 def set_threads(n: Optional[int], torch: Any) -> None:
@@ -32,6 +33,13 @@ def set_threads(n: Optional[int], torch: Any) -> None:
             torch.set_num_threads(n)
 
 
+def prepare(c: Candidate, torch: Any) -> None:
+    """The candidate's threads and ISA tier, set before it runs."""
+    set_threads(c.threads, torch)
+    if c.isa is not None:
+        simdscan._core.select_isa(c.isa)
+
+
 def best_times(cands: list[Candidate], copy: Callable[[], object], repeats: int, min_s: float,
                torch: Any) -> dict[str, float]:
     """Best seconds per call for each candidate and for "copy". A pass times copy, cand 1, copy, cand 2,
@@ -39,7 +47,7 @@ def best_times(cands: list[Candidate], copy: Callable[[], object], repeats: int,
     everyone = [Candidate("copy", copy)] + cands
 
     def timed(c: Candidate, loops: int) -> float:
-        set_threads(c.threads, torch)
+        prepare(c, torch)
         t0 = time.perf_counter()
         for _ in range(loops):
             c.fn()
@@ -98,8 +106,11 @@ def run_workload(
     torch: Any,
     torch_all: Optional[int],
     note: Callable[[str], None] = lambda message: print(message, file=sys.stderr),
+    tiers: Sequence[str] = (),
 ) -> tuple[int, dict[str, float], list[str]]:
-    """Element count, best seconds per library (and "copy"), and the libraries whose result was wrong."""
+    """Element count, best seconds per library (and "copy"), and the libraries whose result was wrong. With
+    `tiers`, simdscan alone at one thread under each of those ISA tiers ("simdscan 1T <tier>"), their repeats
+    interleaved."""
     shape = w.quick_shape if quick and w.quick_shape else w.shape
     x = make_input(w, shape)
     out, tmp = empty_output(x), empty_output(x)  # one `out` for every library and the copy
@@ -111,18 +122,22 @@ def run_workload(
         numpy_scan(w, x, out, tmp)
         return out
 
-    cands = [Candidate("simdscan 1T", simd, 1), Candidate("numpy", numpy, 1)]
-    torch_fn = None
-    if torch is not None:
-        try:
-            torch_fn = torch_scan_fn(torch, w, x, out, tmp)
-        except TypeError as e:
-            note(f"  torch skipped: {e}")
-    if torch_fn is not None:
-        cands.append(Candidate("torch 1T", torch_fn, 1))
-    cands.append(Candidate("simdscan allT", simd, all_threads))
-    if torch_fn is not None:
-        cands.append(Candidate("torch allT", torch_fn, torch_all))
+    cands: list[Candidate]
+    if tiers:
+        cands = [Candidate(f"simdscan 1T {isa}", simd, 1, isa) for isa in tiers]
+    else:
+        cands = [Candidate("simdscan 1T", simd, 1), Candidate("numpy", numpy, 1)]
+        torch_fn = None
+        if torch is not None:
+            try:
+                torch_fn = torch_scan_fn(torch, w, x, out, tmp)
+            except TypeError as e:
+                note(f"  torch skipped: {e}")
+        if torch_fn is not None:
+            cands.append(Candidate("torch 1T", torch_fn, 1))
+        cands.append(Candidate("simdscan allT", simd, all_threads))
+        if torch_fn is not None:
+            cands.append(Candidate("torch allT", torch_fn, torch_all))
 
     # Correctness guard: every candidate's output is checked before it is timed; a candidate that
     # raises (e.g. a dtype torch's CPU backend lacks) is left out and shows as n/a.
@@ -131,7 +146,7 @@ def run_workload(
     bad: list[Candidate] = []
     for c in cands:
         out.fill(0)
-        set_threads(c.threads, torch)
+        prepare(c, torch)
         try:
             result = c.fn()
         except (RuntimeError, TypeError) as e:
