@@ -145,13 +145,17 @@ void finish_vectors(Outputs&, long) {}
 // Whether scan[] streams a line's outputs where ScanState::streams: vectorised elements stored as they are computed,
 // but log-sum-exp (at several times a copy's time) and compensated float64 blocks, which store out of scan order:
 // streamed through a block's buffer, 400 MB took 1.5 ns an element against 1.13 stored as computed; each place
-// realigned as soon as its two vectors were computed, 1.09-1.11 (Zen 4) and no faster on an Intel Xeon.
+// realigned as soon as its two vectors were computed, 1.09-1.11 (Zen 4) and no faster on an Intel Xeon; nor float32
+// sums in double lanes, which RealignedOutputs (whole registers of the output type) does not take, and whose line
+// takes as long in cache as out of it (0.39 ns an element, Zen 4).
 // Integer ops are exact, so their vectors are aligned for the streaming stores after a head (aligning_head); floats
 // go through RealignedOutputs.
 template <class A, class T, class Op>
 constexpr bool streams_lines() {
-    if constexpr (is_vectorized<A, T>() && !scans_from_base<Op>() && !scans_compensated_blocks<A, T, Op>()) {
-        return streams_vectors<typename Op::template vector<T, A>, T>();
+    using B = typename Op::template vector<T, A>;
+    if constexpr (is_vectorized<A, T>() && !scans_from_base<Op>() && !scans_compensated_blocks<A, T, Op>() &&
+                  std::is_same<typename B::value_type, T>::value) {
+        return streams_vectors<B, T>();
     } else {
         return false;
     }

@@ -52,20 +52,23 @@ void store_vector(T* p, const B& x) {
         Lanes<typename B::arch_type>::store_narrowed(p, x);
     }
 }
-// Whether vectors B of elements T go past the caches where asked (stream_vector): where the ISA streams, and not
-// vectors narrowed as stored (float32 sums in double lanes).
+// Whether vectors B of elements T go past the caches where asked (stream_vector): where the ISA streams, vectors
+// narrowed as stored (float32 sums in double lanes) where it streams those too.
 template <class B, class T>
 constexpr bool streams_vectors() {
-    return Lanes<typename B::arch_type>::streams && std::is_same<typename B::value_type, T>::value;
+    using L = Lanes<typename B::arch_type>;
+    return std::is_same<typename B::value_type, T>::value ? L::streams : L::streams_narrowed;
 }
-// store_vector past the caches (Lanes' store_streaming), at p aligned to the vector's bytes (aligning_head), where
-// streams_vectors.
+// store_vector past the caches (Lanes' store_streaming or store_narrowed_streaming), at p aligned to the elements'
+// bytes (aligning_head), where streams_vectors.
 template <class B, class T>
 void stream_vector(T* p, const B& x) {
-    if constexpr (streams_vectors<B, T>()) {
+    if constexpr (!streams_vectors<B, T>()) {
+        store_vector(p, x);
+    } else if constexpr (std::is_same<typename B::value_type, T>::value) {
         Lanes<typename B::arch_type>::store_streaming(p, x);
     } else {
-        store_vector(p, x);
+        Lanes<typename B::arch_type>::store_narrowed_streaming(p, x);
     }
 }
 // store_vector, or stream_vector where `streams`.

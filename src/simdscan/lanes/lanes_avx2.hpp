@@ -108,6 +108,8 @@ struct Lanes<xsimd::avx2> : FusedLanes<xsimd::avx2, Lanes<xsimd::avx2>> {
         _mm256_stream_si256(reinterpret_cast<__m256i*>(p), bits_as<std::uint8_t>(x).data);
     }
     static void finish_streaming() { _mm_sfence(); }
+    static constexpr bool streams_narrowed = true;
+    static void store_narrowed_streaming(float* p, const batch<double>& x) { _mm_stream_ps(p, _mm256_cvtpd_ps(x)); }
     using DwordWindow = __m256i;  // each dword's place in [low | high]
     static DwordWindow dword_window_at(std::size_t first) {
         return _mm256_add_epi32(_mm256_set1_epi32(int(first)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));

@@ -120,6 +120,8 @@ struct Lanes<xsimd::avx512bw> : FusedLanes<xsimd::avx512bw, Lanes<xsimd::avx512b
         _mm512_stream_si512(reinterpret_cast<__m512i*>(p), bits_as<std::uint8_t>(x).data);
     }
     static void finish_streaming() { _mm_sfence(); }
+    static constexpr bool streams_narrowed = true;
+    static void store_narrowed_streaming(float* p, const batch<double>& x) { _mm256_stream_ps(p, _mm512_cvtpd_ps(x)); }
     using DwordWindow = __m512i;  // each dword's place in [low | high]
     static DwordWindow dword_window_at(std::size_t first) {
         return _mm512_add_epi32(_mm512_set1_epi32(int(first)),

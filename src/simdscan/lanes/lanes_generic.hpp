@@ -160,6 +160,9 @@ struct GenericLanes {
     // finish_streaming orders them before the thread's later stores (another thread may read next).
     static constexpr bool streams = false;
     static void finish_streaming() {}
+    // An ISA with streams_narrowed also streams float64 lanes narrowed to float32 (store_narrowed_streaming, p
+    // aligned to the float32 values' bytes).
+    static constexpr bool streams_narrowed = false;
     // An ISA that streams also gives the lanes of [low | high] from dword `first` on, `first` known at run time
     // (elements of 4 or 8 bytes): dword_window(low, high, dword_window_at(first)), DwordWindow its type.
 
