@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include <xsimd/xsimd.hpp>
 
@@ -29,12 +30,13 @@ void find_supplier(T x, T running, std::int64_t position, std::int64_t& supplier
     }
 }
 
-// n positions, all the supplier's (in every lane of `supplied`), in vector stores: the build turns off
-// auto-vectorisation, which std::fill_n would rely on.
+// n positions, all the supplier's (in every lane of `supplied`), in vector stores (past the caches where `streams`):
+// the build turns off auto-vectorisation, which std::fill_n would rely on.
 template <class A>
-void fill_positions(std::int64_t* positions, std::ptrdiff_t n, const xsimd::batch<std::int64_t, A>& supplied) {
+void fill_positions(std::int64_t* positions, std::ptrdiff_t n, const xsimd::batch<std::int64_t, A>& supplied,
+                    bool streams = false) {
     for (std::ptrdiff_t k = 0; k < n; k += std::ptrdiff_t(supplied.size)) {
-        supplied.store_unaligned(positions + k);
+        store_or_stream(positions + k, supplied, streams);
     }
 }
 
@@ -71,10 +73,11 @@ void find_suppliers(const T* x, const T* values, std::int64_t* positions, std::p
 // TypedKernels::scan_indexed: a running extremum of n contiguous elements from `carry`, in increasing order, into
 // values, and the positions of their suppliers (find_suppliers). A vector the running value stays ahead of
 // (Extremum::stays_ahead) takes it and the supplier so far with no prefix and no comparison more: in one pass, where
-// the values then the suppliers took 2.2x as long on random float32 in cache.
+// the values then the suppliers took 2.2x as long on random float32 in cache. `streams`: the positions go past the
+// caches where the ISA streams, and the values too where they are then aligned as well.
 template <class A, class T, class Op>
 T scan_indexed(const T* x, T* values, std::int64_t* positions, std::ptrdiff_t n, T carry, std::int64_t first,
-               std::int64_t& supplier, bool& reached_nan) {
+               std::int64_t& supplier, bool& reached_nan, bool streams) {
     // Elements [from, to) one at a time.
     const auto one_by_one = [&](std::ptrdiff_t from, std::ptrdiff_t to) {
         for (std::ptrdiff_t i = from; i < to; ++i) {
@@ -93,23 +96,47 @@ T scan_indexed(const T* x, T* values, std::int64_t* positions, std::ptrdiff_t n,
         // start changes no value.
         i = aligning_head<Positions, false>(positions, n);
         one_by_one(0, i);
+        const bool streams_positions = streams && streams_vectors<Positions, std::int64_t>() && i < n;
+        const bool streams_values =
+            streams_positions && streams_vectors<B, T>() && aligning_head<B, false>(values + i, n - i) == 0;
         const B fill(Op::template neutral<T>());
         B running(carry);
         // The supplier so far in every lane, kept in a register: through the reference, it was reloaded for every
         // vector (a store to positions might have changed it).
         Positions supplied(supplier);
-        for (; i + lanes <= n; i += lanes) {
-            const B v = B::load_unaligned(x + i);
-            if (Op::stays_ahead(running, v)) {
-                running.store_unaligned(values + i);
-                fill_positions<A>(positions + i, lanes, supplied);
-                continue;
+        // A vector with a new supplier finds its positions here, not in the outputs: a load from a line just
+        // streamed waits for it to reach memory.
+        alignas(A::alignment()) T found_values[lanes];
+        alignas(A::alignment()) std::int64_t found_positions[lanes];
+        // The loop compiled for each choice of streams, none of them tested in it.
+        const auto scan_vectors = [&](auto streams_values, auto streams_positions) {
+            for (; i + lanes <= n; i += lanes) {
+                const B v = B::load_unaligned(x + i);
+                if (Op::stays_ahead(running, v)) {
+                    store_or_stream(values + i, running, streams_values);
+                    fill_positions<A>(positions + i, lanes, supplied, streams_positions);
+                    continue;
+                }
+                const B result = Op::apply(running, vector_prefix<A, Op, false, 1, B::size>(v, fill));
+                store_or_stream(values + i, result, streams_values);
+                running = broadcast_total<A, false>(result);
+                result.store_aligned(found_values);
+                find_suppliers<A>(x + i, found_values, found_positions, lanes, first + i, supplier, reached_nan);
+                for (std::ptrdiff_t k = 0; k < lanes; k += std::ptrdiff_t(Positions::size)) {
+                    store_or_stream(positions + i + k, Positions::load_aligned(found_positions + k), streams_positions);
+                }
+                supplied = Positions(supplier);
             }
-            const B result = Op::apply(running, vector_prefix<A, Op, false, 1, B::size>(v, fill));
-            result.store_unaligned(values + i);
-            running = broadcast_total<A, false>(result);
-            find_suppliers<A>(x + i, values + i, positions + i, lanes, first + i, supplier, reached_nan);
-            supplied = Positions(supplier);
+        };
+        if (streams_values) {
+            scan_vectors(std::true_type{}, std::true_type{});
+        } else if (streams_positions) {
+            scan_vectors(std::false_type{}, std::true_type{});
+        } else {
+            scan_vectors(std::false_type{}, std::false_type{});
+        }
+        if (streams_positions) {
+            Lanes<A>::finish_streaming();
         }
         carry = first_lane(running);
     }
