@@ -148,8 +148,10 @@ def tiers_rows(results: list[tuple[str, int, dict[str, float], list[str]]], tier
 
     >>> headers, rows = tiers_rows([("f32 16", 16, {"copy": 1.0, "simdscan 1T sse2": 3.0,
     ...                                              "simdscan 1T avx2": 2.0}, [])], ["sse2", "avx2"], "avx2")
-    >>> headers, rows
-    (['workload', 'copy 1T', 'sse2/copy', 'avx2/copy', 'sse2/avx2', 'check'], [['f32 16', '1 s', '3.00', '2.00', '1.50', 'ok']])
+    >>> headers
+    ['workload', 'copy 1T', 'sse2/copy', 'avx2/copy', 'sse2/avx2', 'check']
+    >>> rows
+    [['f32 16', '1 s', '3.00', '2.00', '1.50', 'ok']]
     """
     others = [isa for isa in tiers if isa != chosen]
     headers = ["workload", "copy 1T", *(f"{isa}/copy" for isa in tiers), *(f"{isa}/{chosen}" for isa in others),
@@ -240,8 +242,8 @@ def run(args: argparse.Namespace) -> int:
 
     if tiers:
         print(header)
-        print(f"each time: best of {repeats} repeats of a loop of >= {min_s * 1e3:g} ms, one thread, each tier selected "
-              f"before its loop and the tiers' loops interleaved; X/copy = time / time of a single-threaded "
+        print(f"each time: best of {repeats} repeats of a loop of >= {min_s * 1e3:g} ms, one thread, each tier "
+              f"selected before its loop and the tiers' loops interleaved; X/copy = time / time of a single-threaded "
               f"np.copyto(out, x) of the same array; X/{chosen_isa} = time / time under the tier dispatch chose")
         print()
         print_table(*tiers_rows(results, tiers, chosen_isa), args.markdown)

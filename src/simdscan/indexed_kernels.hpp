@@ -109,21 +109,22 @@ T scan_indexed(const T* x, T* values, std::int64_t* positions, std::ptrdiff_t n,
         alignas(A::alignment()) T found_values[lanes];
         alignas(A::alignment()) std::int64_t found_positions[lanes];
         // The loop compiled for each choice of streams, none of them tested in it.
-        const auto scan_vectors = [&](auto streams_values, auto streams_positions) {
+        const auto scan_vectors = [&](auto values_streamed, auto positions_streamed) {
             for (; i + lanes <= n; i += lanes) {
                 const B v = B::load_unaligned(x + i);
                 if (Op::stays_ahead(running, v)) {
-                    store_or_stream(values + i, running, streams_values);
-                    fill_positions<A>(positions + i, lanes, supplied, streams_positions);
+                    store_or_stream(values + i, running, values_streamed);
+                    fill_positions<A>(positions + i, lanes, supplied, positions_streamed);
                     continue;
                 }
                 const B result = Op::apply(running, vector_prefix<A, Op, false, 1, B::size>(v, fill));
-                store_or_stream(values + i, result, streams_values);
+                store_or_stream(values + i, result, values_streamed);
                 running = broadcast_total<A, false>(result);
                 result.store_aligned(found_values);
                 find_suppliers<A>(x + i, found_values, found_positions, lanes, first + i, supplier, reached_nan);
                 for (std::ptrdiff_t k = 0; k < lanes; k += std::ptrdiff_t(Positions::size)) {
-                    store_or_stream(positions + i + k, Positions::load_aligned(found_positions + k), streams_positions);
+                    const Positions found = Positions::load_aligned(found_positions + k);
+                    store_or_stream(positions + i + k, found, positions_streamed);
                 }
                 supplied = Positions(supplier);
             }

@@ -151,7 +151,7 @@ public:
                 advance(x, running_.get() + c, suppliers_.get() + c, values, positions, count, index,
                         streams && direct_values);
                 if (exclusive_ && r == 0) {
-                    // The empty range's value is the identity (true for a running minimum of bool, not its neutral 255).
+                    // The empty range's value is the identity (true for a running minimum of bool, not 255).
                     std::fill(values, values + count, kernels_.identity);
                 }
                 if (!direct_values) {
