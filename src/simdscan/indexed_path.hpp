@@ -190,20 +190,14 @@ void run_indexed(const Plan& plan, const TypedKernels<C, C>& kernels, bool exclu
     const Path path = choose_path(plan);
     if (path == Path::outer || path == Path::outer_buffered) {
         const OuterTiling tiling = outer_tiling<C>(plan, threads);
-        parallel_ranges(tiling.tasks, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-            IndexedRows<S, C> rows(plan, kernels, exclusive, decreasing, table, tiling.width);
-            for (std::ptrdiff_t task = begin; task < end; ++task) {
-                const std::ptrdiff_t tile = task % tiling.per_line;
-                const std::ptrdiff_t line = task / tiling.per_line;
-                const std::ptrdiff_t first = tile * tiling.width;
-                for_each_run(tiling.rest, line, line + 1, [&](const LineOffsets& run, std::ptrdiff_t) {
-                    rows.scan(plan.in + run.in + first * tiling.inner.in_stride,
-                              plan.out + run.out + first * tiling.inner.out_stride,
-                              plan.indices + run.indices + first * tiling.inner.indices_stride,
-                              tiling.width_of(tile), tiling.inner);
-                });
-            }
-        });
+        const auto make_rows = [&] {
+            return IndexedRows<S, C>(plan, kernels, exclusive, decreasing, table, tiling.width);
+        };
+        for_each_tile(
+            tiling, threads, make_rows,
+            [&](IndexedRows<S, C>& rows, const LineOffsets& first, std::ptrdiff_t width) {
+                rows.scan(plan.in + first.in, plan.out + first.out, plan.indices + first.indices, width, tiling.inner);
+            });
         return;
     }
     parallel_ranges(plan.lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {

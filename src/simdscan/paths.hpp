@@ -325,6 +325,27 @@ OuterTiling outer_tiling(const Plan& plan, std::size_t threads) {
             rest_lines * per_line};
 }
 
+// Calls scan(scanner, first, width) for every tile of `tiling`: `first` the byte offsets of the tile's first element
+// in its first row, `width` its elements. Tasks run in parallel, each thread with its own scanner (make_scanner()).
+template <class MakeScanner, class Scan>
+void for_each_tile(const OuterTiling& tiling, std::size_t threads, MakeScanner&& make_scanner, Scan&& scan) {
+    const Dim& inner = tiling.inner;
+    parallel_ranges(tiling.tasks, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+        auto scanner = make_scanner();
+        for (std::ptrdiff_t task = begin; task < end; ++task) {
+            const std::ptrdiff_t tile = task % tiling.per_line;
+            const std::ptrdiff_t line = task / tiling.per_line;
+            const std::ptrdiff_t element = tile * tiling.width;
+            for_each_run(tiling.rest, line, line + 1, [&](const LineOffsets& run, std::ptrdiff_t) {
+                scan(scanner,
+                     LineOffsets{run.in + element * inner.in_stride, run.out + element * inner.out_stride,
+                                 run.indices + element * inner.indices_stride},
+                     tiling.width_of(tile));
+            });
+        }
+    });
+}
+
 // What one thread keeps across the tiles it scans: running states and, on the buffered path, a staging buffer.
 template <class S, class C, class State>
 class TileScanner {
@@ -397,18 +418,11 @@ void run_outer(const Job<S, C, State>& job, bool buffered) {
     const std::size_t threads = threads_for(job);
     const OuterTiling tiling = outer_tiling<C>(plan, threads);
     const TileRows rows = tile_rows(job, buffered);
-    parallel_ranges(tiling.tasks, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-        TileScanner<S, C, State> scanner(job, rows, tiling.width);
-        for (std::ptrdiff_t task = begin; task < end; ++task) {
-            const std::ptrdiff_t tile = task % tiling.per_line;
-            const std::ptrdiff_t line = task / tiling.per_line;
-            for_each_run(tiling.rest, line, line + 1, [&](const LineOffsets& first, std::ptrdiff_t) {
-                scanner.scan(plan.in + first.in + tile * tiling.width * tiling.inner.in_stride,
-                             plan.out + first.out + tile * tiling.width * tiling.inner.out_stride,
-                             tiling.width_of(tile), tiling.inner);
-            });
-        }
-    });
+    for_each_tile(
+        tiling, threads, [&] { return TileScanner<S, C, State>(job, rows, tiling.width); },
+        [&](TileScanner<S, C, State>& scanner, const LineOffsets& first, std::ptrdiff_t width) {
+            scanner.scan(plan.in + first.in, plan.out + first.out, width, tiling.inner);
+        });
 }
 
 // Runs a job on the path choose_path picks for its plan.
