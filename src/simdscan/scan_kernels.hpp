@@ -59,6 +59,11 @@ struct ArrayOutputs {
     }
     void one(std::ptrdiff_t at, T value) const { out[at] = value; }
 };
+// Asks for the output at `at` ahead of its store (compensated_blocks.hpp; other outputs take nothing).
+template <class T>
+void prefetch_for_write(const ArrayOutputs<T, false>& outputs, std::ptrdiff_t at) {
+    prefetch<true>(outputs.out + at);
+}
 
 template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State, class Elements,
           class Outputs>

@@ -24,15 +24,20 @@ namespace simdscan {
 namespace detail {
 namespace SIMDSCAN_TIER {
 
-// The carry chain keeps few loads in flight out of cache; asking for data 2 KiB ahead keeps the memory busy.
-template <bool Reverse, class T>
-inline void prefetch_ahead(const T* at) {
+// Asks for the cache line holding `at`, to be read or (ForWriting) written (a hint: any address may be given).
+template <bool ForWriting = false>
+inline void prefetch(const void* at) {
 #if defined(__GNUC__)
-    constexpr std::ptrdiff_t distance = 2048 / std::ptrdiff_t(sizeof(T));
-    __builtin_prefetch(reinterpret_cast<const char*>(at) + (Reverse ? -1 : 1) * distance * std::ptrdiff_t(sizeof(T)));
+    __builtin_prefetch(at, ForWriting ? 1 : 0);
 #else
     (void)at;
 #endif
+}
+
+// The carry chain keeps few loads in flight out of cache; asking for data 2 KiB ahead keeps the memory busy.
+template <bool Reverse, class T>
+inline void prefetch_ahead(const T* at) {
+    prefetch(reinterpret_cast<const char*>(at) + (Reverse ? -2048 : 2048));
 }
 
 // Vector loads and stores of elements: converting ones where the vector is wider than the element.
