@@ -78,6 +78,7 @@ WORKLOADS = [
     Workload((4096, 4096), "float32", axis=1, quick_shape=(1024, 1024)),
     Workload((4096, 4096), "float32", axis=0, quick_shape=(1024, 1024), byteswapped=True),
     Workload((1_000_000, 8), "float32", axis=1, quick_shape=(62_500, 8)),
+    Workload((65536, 256), "float32", axis=1, quick_shape=(4096, 256)),
     Workload((10_000_000,), "float32", quick_shape=(625_000,)),
     Workload((10_000_000,), "float32", direction="decreasing", exclusive=True, quick_shape=(625_000,)),
     Workload((10_000_000,), "float64", op="cumprod", quick_shape=(625_000,), note=" values ~1"),

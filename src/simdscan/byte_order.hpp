@@ -32,9 +32,6 @@ void copy_byteswapped(const void* from, void* to, std::ptrdiff_t count, bool str
     for (; i < count; ++i) {
         one(i);
     }
-    if (streams) {
-        Lanes<A>::finish_streaming();
-    }
 }
 
 }  // namespace simdscan::detail::SIMDSCAN_TIER

@@ -18,6 +18,7 @@
 #include "dispatch.hpp"
 #include "element_types.hpp"
 #include "indexed_path.hpp"
+#include "parallel.hpp"
 #include "paths.hpp"
 #include "plan.hpp"
 #include "scan.hpp"
@@ -102,6 +103,7 @@ void run(const CumulativeOperatorDesc& desc, const Route& route) {
         }
         run_arithmetic<S, C>(desc, route);
     });
+    detail::order_streamed_stores();  // what this thread streamed (the pool's threads order their own)
 }
 
 }  // namespace

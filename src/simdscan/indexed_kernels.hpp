@@ -136,17 +136,13 @@ T scan_indexed(const T* x, T* values, std::int64_t* positions, std::ptrdiff_t n,
         } else {
             scan_vectors(std::false_type{}, std::false_type{});
         }
-        if (streams_positions) {
-            Lanes<A>::finish_streaming();
-        }
         carry = first_lane(running);
     }
     one_by_one(i, n);
     return carry;
 }
 
-// n positions from `from` to `to`, past the caches where `streams` and the ISA streams (from an aligned place on),
-// those stores left unordered (advance_indexed's).
+// n positions from `from` to `to`, past the caches where `streams` and the ISA streams (from an aligned place on).
 template <class A>
 void copy_positions(const std::int64_t* from, std::int64_t* to, std::ptrdiff_t n, bool streams) {
     using Positions = xsimd::batch<std::int64_t, A>;
@@ -164,9 +160,7 @@ void copy_positions(const std::int64_t* from, std::int64_t* to, std::ptrdiff_t n
 // along that axis. Each column's running value and the index of its supplier (-1: none yet) advance by the row's
 // element, as scan_indexed's do along a line, into values and positions: after it, or before it where Exclusive.
 // values may be in (in place). `streams`: values and positions go past the caches where the ISA streams, each from
-// its own aligned place (an output of 4096x4096 float32 and its positions took 3.1x a copy stored as usual), and
-// left unordered for the caller's KernelTable::finish_streaming after its last row: a fence per row took that output
-// 14.2 ms against 10.9 (Zen 4).
+// its own aligned place (an output of 4096x4096 float32 and its positions took 3.1x a copy stored as usual).
 template <class A, class T, class Op, bool Exclusive>
 void advance_indexed(const T* in, T* running, std::int64_t* suppliers, T* values, std::int64_t* positions,
                      std::ptrdiff_t w, std::int64_t index, bool streams) {

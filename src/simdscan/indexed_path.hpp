@@ -120,9 +120,9 @@ class IndexedRows {
 public:
     IndexedRows(const Plan& plan, const TypedKernels<C, C>& kernels, bool exclusive, bool decreasing,
                 const KernelTable& table, std::ptrdiff_t width)
-        : plan_(plan), kernels_(kernels), table_(table), exclusive_(exclusive), decreasing_(decreasing),
-          staging_(plan, table), running_(std::size_t(width)), suppliers_(std::size_t(width)),
-          values_(std::size_t(block)), positions_(std::size_t(block)) {}
+        : plan_(plan), kernels_(kernels), exclusive_(exclusive), decreasing_(decreasing), staging_(plan, table),
+          running_(std::size_t(width)), suppliers_(std::size_t(width)), values_(std::size_t(block)),
+          positions_(std::size_t(block)) {}
 
     // Scans every row of the tile `width` elements wide whose first row in scan order is at in, out and indices;
     // its elements are `inner`'s strides apart.
@@ -164,9 +164,6 @@ public:
                 }
             }
         }
-        if (streams) {
-            table_.finish_streaming();
-        }
     }
 
 private:
@@ -174,7 +171,6 @@ private:
 
     const Plan& plan_;
     const TypedKernels<C, C>& kernels_;
-    const KernelTable& table_;
     bool exclusive_;
     bool decreasing_;
     Staging<S, C> staging_;

@@ -107,8 +107,7 @@ struct TypedKernels {
                              std::int64_t first, std::int64_t& supplier, bool& reached_nan, bool streams);
     // Extrema only (null otherwise): a row of w contiguous elements, at `index` along an outer scan axis, advancing
     // each column's running value and its supplier's index (-1: none yet) and writing both, after the row or before
-    // it (exclusive), into values (which may be in) and positions; `streams`: past the caches, as advance's, but
-    // left for KernelTable::finish_streaming to order after the caller's last row.
+    // it (exclusive), into values (which may be in) and positions; `streams`: past the caches, as advance's.
     using advance_indexed_fn = void (*)(const T* in, T* running, std::int64_t* suppliers, T* values,
                                         std::int64_t* positions, std::ptrdiff_t w, std::int64_t index, bool streams);
     // Log-sum-exp only (null otherwise), whose base costs an exp and a log per element to put in front of an
@@ -197,9 +196,6 @@ struct KernelTable {
     // Copies n units of 2, 4 or 8 bytes ([byteswap_slot(unit size)]) with each unit's bytes reversed; to may be from.
     // `streams`: past the caches, where the ISA streams.
     void (*copy_byteswapped[3])(const void* from, void* to, std::ptrdiff_t n, bool streams);
-    // Orders the stores that kernels streamed and left unordered (advance_indexed's) before the thread's later
-    // stores, as every other kernel does for its own: another thread may read the outputs next.
-    void (*finish_streaming)();
 };
 
 constexpr std::size_t byteswap_slot(std::size_t unit_bytes) { return unit_bytes == 2 ? 0 : unit_bytes == 4 ? 1 : 2; }

@@ -85,9 +85,6 @@ void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w, bool stre
                 store_or_stream(out + j, Op::lower(Exclusive ? before : after), streams);
             },
             element);
-        if (streams) {
-            Lanes<A>::finish_streaming();
-        }
     } else {
         walk_row<1, Descending>(w, 0, element, element);
     }

@@ -14,6 +14,10 @@
 #if defined(__unix__) || defined(__APPLE__)
 #include <pthread.h>
 #endif
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__) || defined(_M_IX86)
+#include <xmmintrin.h>
+#define SIMDSCAN_STREAMS_WEAKLY_ORDERED 1
+#endif
 #if defined(__linux__)
 #include <sched.h>
 #include <sys/mman.h>
@@ -76,6 +80,7 @@ private:
                 next_.store(count_);  // skip the remaining tasks
             }
         }
+        order_streamed_stores();  // before pending_ tells the caller they are done
     }
 
     void work(std::size_t index) {
@@ -138,6 +143,12 @@ void forget_pool_in_child() {
 #endif
 
 }  // namespace
+
+void order_streamed_stores() {
+#if defined(SIMDSCAN_STREAMS_WEAKLY_ORDERED)
+    _mm_sfence();
+#endif
+}
 
 void parallel_for(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& task) {
     if (threads > count) {

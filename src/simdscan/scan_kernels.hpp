@@ -391,9 +391,7 @@ State scan_span_of(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st) 
         const State carry = head > 0 ? span(Reverse ? n - head : 0, head, st.local, std::false_type{}) : st.local;
         if constexpr (may_stream) {
             if (streams) {
-                const State last = span(Reverse ? 0 : head, n - head, carry, std::true_type{});
-                Lanes<A>::finish_streaming();
-                return last;
+                return span(Reverse ? 0 : head, n - head, carry, std::true_type{});
             }
         }
         return span(Reverse ? 0 : head, n - head, carry, std::false_type{});
@@ -434,9 +432,6 @@ void rebase(const LocalOf<T, State>* in, T* out, std::ptrdiff_t n, State base, b
         const auto base_lanes = splat<B>(base);
         for (; i + lanes <= n; i += lanes) {
             store_or_stream(out + i, Op::lower(Op::apply(base_lanes, Op::lift(load_vector<B>(in + i)))), streams);
-        }
-        if (streams) {
-            Lanes<A>::finish_streaming();
         }
     }
     for (; i < n; ++i) {

@@ -135,7 +135,6 @@ KernelTable make_table() {
     table.copy_byteswapped[0] = &copy_byteswapped<A, std::uint16_t>;
     table.copy_byteswapped[1] = &copy_byteswapped<A, std::uint32_t>;
     table.copy_byteswapped[2] = &copy_byteswapped<A, std::uint64_t>;
-    table.finish_streaming = &Lanes<A>::finish_streaming;
     fill_widenings(table);
     return table;
 }

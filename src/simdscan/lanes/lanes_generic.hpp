@@ -157,7 +157,7 @@ struct GenericLanes {
 
     // Stores past the caches (non-temporal), for outputs too large to stay in them: stream_vector uses the ISA's
     // store_streaming (x at p, aligned to x's bytes) where `streams`, and the plain stores elsewhere;
-    // finish_streaming orders them before the thread's later stores (another thread may read next).
+    // finish_streaming drains them (a job's are ordered once at its end: parallel.hpp's order_streamed_stores).
     static constexpr bool streams = false;
     static void finish_streaming() {}
     // An ISA with streams_narrowed also streams float64 lanes narrowed to float32 (store_narrowed_streaming, p
