@@ -24,8 +24,8 @@ void parallel_for(std::size_t count, std::size_t threads, const std::function<vo
 // Orders the stores the kernels streamed past the caches (non-temporal: weakly ordered on x86, and left unordered
 // by every kernel) before the calling thread's later stores, so that whoever reads the outputs after them sees them.
 // Each pool thread calls it when its tasks are done, and execute before it returns: a fence per line took 65536
-// float32 lines of 256 along axis 1 10.4 ms against 3.7 (Zen 4), and one per row of cummax's indices along an outer
-// axis 14.1 against 11.0.
+// float32 lines of 256 along axis 1 10.4-10.9 ms against 3.7-4.0 (Zen 4), and one per row of cummax's indices along
+// an outer axis 14.1 against 11.0.
 void order_streamed_stores();
 
 // The cores this process may run on.
