@@ -356,3 +356,54 @@ def test_several_axes_errors_match_simdscan(name):
     assert isinstance(_same_error(name, a, (0, 1), direction=("increasing",)), ValueError)
     if name == "cummax":
         assert isinstance(_same_error(name, a, (0, 1), return_indices=True), ValueError)
+
+
+# --------------------------------------------------------------------------
+# cumulative_sum / cumulative_prod: NumPy 2.1's functions, lazily
+# --------------------------------------------------------------------------
+def numpy_cumulative(product, a, axis, direction, **kw):
+    """np.cumulative_sum / _prod, in the decreasing direction by flipping before and after (the identity then last)."""
+    f = np.cumulative_prod if product else np.cumulative_sum
+    if direction == "increasing":
+        return f(a, axis=axis, **kw)
+    flip_axis = 0 if axis is None else axis
+    b = np.atleast_1d(a)
+    return np.flip(f(np.flip(b, flip_axis), axis=axis, **kw), flip_axis)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int64", "bool", "float16", "float32", "float64"])
+@pytest.mark.parametrize("product", [False, True], ids=["sum", "prod"])
+def test_cumulative_matches_numpy(product, dtype, case):
+    shape, chunks = case
+    name = "nancumprod" if product else "nancumsum"  # exactly representable data in any order (make)
+    a = make(np.random.default_rng(seed_of("cumulative", product, dtype, case)), shape, dtype, name)
+    x = da.from_array(a, chunks=chunks)
+    f = sdask.cumulative_prod if product else sdask.cumulative_sum
+    axes = list(range(a.ndim)) + [-1] if a.ndim > 1 else [None, 0, -1]
+    for axis in axes:
+        for direction in DIRECTIONS:
+            for include_initial in (False, True):
+                for kw in ({}, {"dtype": np.float64}, {"dtype": bool}):
+                    where = f"{f.__name__}({dtype}, chunks={x.chunks}, {axis}, {direction}, {include_initial}, {kw})"
+                    got = f(x, axis=axis, direction=direction, include_initial=include_initial, **kw)
+                    assert isinstance(got, da.Array), where
+                    want = numpy_cumulative(product, a, axis, direction, include_initial=include_initial, **kw)
+                    computed = got.compute()
+                    assert computed.dtype == want.dtype and computed.shape == want.shape == got.shape, where
+                    np.testing.assert_array_equal(computed, want, err_msg=where)
+
+
+def test_cumulative_errors_match_simdscan():
+    a = np.ones((3, 4), dtype=np.int16)
+    for function in ("cumulative_sum", "cumulative_prod"):
+        for kw, error in (({}, ValueError), ({"axis": 2}, AxisError), ({"axis": (0, 1)}, ValueError),
+                          ({"axis": True}, TypeError), ({"axis": 0, "direction": "up"}, ValueError),
+                          ({"axis": 0, "dtype": ">f8"}, TypeError), ({"axis": 0, "dtype": object}, TypeError)):
+            with pytest.raises(error) as eager:
+                getattr(simdscan, function)(a, **kw)
+            with pytest.raises(error) as lazy:
+                getattr(sdask, function)(da.from_array(a, chunks=2), **kw)
+            assert str(lazy.value) == str(eager.value), (function, kw)
+        with pytest.raises(TypeError):
+            getattr(sdask, function)(da.from_array(a), axis=0, out=None)  # no out= in Dask

@@ -42,6 +42,23 @@ def _loop_dtype(x_dtype: np.dtype, dtype: Any, out: Optional[np.ndarray]) -> np.
     return x_dtype.newbyteorder("=")
 
 
+def _cumulative_axis(axis: Any, shape: tuple[int, ...]) -> int:
+    """The axis np.cumulative_sum scans in an at least 1-d array of this shape, with NumPy's errors."""
+    if axis is None:
+        if len(shape) > 1:
+            raise ValueError(
+                f"For arrays which have more than one dimension ``axis`` argument is required (x has shape {shape})."
+            )
+        return 0
+    if isinstance(axis, tuple):  # NumPy's accumulate takes a 1-tuple
+        if len(axis) != 1:
+            raise ValueError(f"axis={axis!r}: accumulate does not allow multiple axes (simdscan.cumsum and cumprod do)")
+        axis = axis[0]
+    if isinstance(axis, (bool, np.bool_)):
+        raise TypeError("axis must be an integer, got bool")
+    return normalize_axis(axis, len(shape))
+
+
 def _logical_scan(product: bool, x: np.ndarray, axis: int, direction: Any, body: np.ndarray) -> None:
     """NumPy's bool loops of add (logical or) and multiply (logical and), as running products of 0/1 bytes."""
     b = x if x.dtype.kind == "b" else x.astype(bool)
@@ -68,22 +85,7 @@ def _cumulative(
     x = np.asarray(x)
     if x.ndim == 0:  # np.atleast_1d
         x = x.reshape(1)
-    if axis is None:
-        if x.ndim > 1:
-            raise ValueError(
-                f"For arrays which have more than one dimension ``axis`` argument is required (x has shape {x.shape})."
-            )
-        ax = 0
-    else:
-        if isinstance(axis, tuple):  # NumPy's accumulate takes a 1-tuple
-            if len(axis) != 1:
-                raise ValueError(
-                    f"axis={axis!r}: accumulate does not allow multiple axes (simdscan.cumsum and cumprod do)"
-                )
-            axis = axis[0]
-        if isinstance(axis, (bool, np.bool_)):
-            raise TypeError("axis must be an integer, got bool")
-        ax = normalize_axis(axis, x.ndim)
+    ax = _cumulative_axis(axis, x.shape)
 
     shape = list(x.shape)
     if initial:

@@ -14,7 +14,8 @@ from dask.highlevelgraph import HighLevelGraph
 
 import simdscan
 
-from ._axes import normalize_axes, per_axis
+from ._array_api import _cumulative_axis, _scannable
+from ._axes import is_decreasing, normalize_axes, per_axis
 from ._runtime import Direction
 
 _Direction = Union[Direction, str]
@@ -360,3 +361,32 @@ def _scan(
     if local.dtype == rdt:
         return local
     return local.map_blocks(_to_result, rdt, dtype=rdt, meta=meta_rdt)
+
+
+def _cumulative(product: bool, x: Any, axis: Any, dtype: Any, include_initial: Any, direction: Any) -> Any:
+    """simdscan.dask's cumulative_sum (``product`` False) or cumulative_prod: the NumPy-level function, probed on an
+    empty array, checks every argument as it does and gives the result dtype; the body is the lazy cumsum or cumprod
+    in that dtype (bool: a running logical or / and, through a running product of 0/1 bytes, as NumPy's bool loops),
+    and with ``include_initial`` the identity is joined before it (after it when decreasing) as a chunk of its own."""
+    numpy_level = simdscan.cumulative_prod if product else simdscan.cumulative_sum
+    x = x if isinstance(x, da.Array) else da.asarray(x)
+    if x.ndim == 0:
+        x = x.reshape(1)  # numpy.atleast_1d, as the NumPy-level function
+    ax = _cumulative_axis(axis, x.shape)  # (its errors name the shape, which the probe's would not)
+    probe = np.empty((0,) * x.ndim, dtype=x.dtype)
+    rdt = numpy_level(probe, axis=ax, dtype=dtype, include_initial=include_initial, direction=direction).dtype
+    if rdt.kind == "b":
+        kept = x.astype(bool) if product else ~x.astype(bool)  # logical or: not (the logical and of not x)
+        body = _scan("cumprod", kept.astype(np.uint8), ax, direction, False).astype(bool)
+        body = body if product else ~body
+    else:
+        body = _scan("cumprod" if product else "cumsum", x if _scannable(x.dtype) else x.astype(rdt), ax, direction,
+                     False, dtype=rdt)
+    if not include_initial:
+        return body
+    shape = list(body.shape)
+    shape[ax] = 1
+    chunks = list(body.chunks)
+    chunks[ax] = (1,)
+    identity = da.full(tuple(shape), 1 if product else 0, dtype=rdt, chunks=tuple(chunks))
+    return da.concatenate([body, identity] if is_decreasing(direction) else [identity, body], axis=ax)

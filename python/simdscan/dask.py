@@ -1,9 +1,9 @@
 """The scan family over Dask arrays, every chunk scanned by simdscan.
 
-``cumsum``, ``cumprod``, ``cummax``, ``cummin``, ``nancummax``, ``nancummin``, ``nancumsum``, ``nancumprod`` and
-``logcumsumexp`` of this module take a :class:`dask.array.Array` and return one, lazily, with the semantics and
-the keywords of the NumPy-level function of the same name in :mod:`simdscan` (direction, exclusive, dtype,
-compensated, return_indices), ``out=`` excepted. This module needs Dask (``pip install simdscan[dask]``);
+``cumsum``, ``cumprod``, ``cummax``, ``cummin``, ``nancummax``, ``nancummin``, ``nancumsum``, ``nancumprod``,
+``logcumsumexp``, ``cumulative_sum`` and ``cumulative_prod`` of this module take a :class:`dask.array.Array` and
+return one, lazily, with the semantics and the keywords of the NumPy-level function of the same name in
+:mod:`simdscan` (direction, exclusive, dtype, compensated, return_indices, include_initial), ``out=`` excepted. This module needs Dask (``pip install simdscan[dask]``);
 ``import simdscan`` never imports it.
 
 How the scan is built (nothing is computed until the result is):
@@ -44,15 +44,17 @@ in each process avoids running more threads than cores.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional, Union
 
 import dask.array as da
 
 from ._arithmetic import Axis, Directions, Exclusives
-from ._dask_scan import _scan
+from ._dask_scan import _cumulative, _scan
+from ._runtime import Direction
 
 __all__ = [
-    "cummax", "cummin", "cumprod", "cumsum", "logcumsumexp", "nancummax", "nancummin", "nancumprod", "nancumsum",
+    "cummax", "cummin", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "logcumsumexp", "nancummax",
+    "nancummin", "nancumprod", "nancumsum",
 ]
 
 # --------------------------------------------------------------------------
@@ -237,3 +239,40 @@ def logcumsumexp(a: da.Array, axis: Axis = None, *, direction: Directions = "inc
     array([      -inf, 0.        , 0.69314718])
     """
     return _scan("logcumsumexp", a, axis, direction, exclusive, dtype=dtype)
+
+
+def cumulative_sum(x: da.Array, /, *, axis: Optional[int] = None, dtype: Any = None, include_initial: bool = False,
+                   direction: Union[Direction, str] = "increasing") -> da.Array:
+    """Lazy :func:`simdscan.cumulative_sum` (NumPy 2.1's ``numpy.cumulative_sum``) of a Dask array.
+
+    The arguments, result dtype (bool and narrow integers widened to the platform integer unless ``dtype`` says
+    otherwise), shape and errors of :func:`simdscan.cumulative_sum`, ``out=`` excepted: the body is :func:`cumsum`
+    in the result dtype, with the identity 0 joined as a chunk of its own before it (``include_initial``; after it
+    when decreasing).
+
+    Examples
+    --------
+    >>> x = da.arange(1, 7, chunks=2, dtype=np.int8)
+    >>> simdscan.dask.cumulative_sum(x, include_initial=True).compute()  # int8 widens to int64, as in NumPy
+    array([ 0,  1,  3,  6, 10, 15, 21])
+    >>> simdscan.dask.cumulative_sum(x, include_initial=True, direction="decreasing").compute()
+    array([21, 20, 18, 15, 11,  6,  0])
+    >>> simdscan.dask.cumulative_sum(da.ones((2, 3), chunks=1), axis=1, dtype=np.float32).compute()
+    array([[1., 2., 3.],
+           [1., 2., 3.]], dtype=float32)
+    """
+    return _cumulative(False, x, axis, dtype, include_initial, direction)
+
+
+def cumulative_prod(x: da.Array, /, *, axis: Optional[int] = None, dtype: Any = None, include_initial: bool = False,
+                    direction: Union[Direction, str] = "increasing") -> da.Array:
+    """Lazy :func:`simdscan.cumulative_prod` (NumPy 2.1's ``numpy.cumulative_prod``) of a Dask array.
+
+    Everything as :func:`cumulative_sum`, with :func:`cumprod` and the identity 1.
+
+    Examples
+    --------
+    >>> simdscan.dask.cumulative_prod(da.arange(1, 6, chunks=2), include_initial=True).compute()
+    array([  1,   1,   2,   6,  24, 120])
+    """
+    return _cumulative(True, x, axis, dtype, include_initial, direction)
