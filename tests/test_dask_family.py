@@ -384,7 +384,7 @@ def test_cumulative_matches_numpy(product, dtype, case):
     for axis in axes:
         for direction in DIRECTIONS:
             for include_initial in (False, True):
-                for kw in ({}, {"dtype": np.float64}, {"dtype": bool}):
+                for kw in ({}, {"dtype": bool} if dtype in ("bool", "int8") else {"dtype": np.float64}):
                     where = f"{f.__name__}({dtype}, chunks={x.chunks}, {axis}, {direction}, {include_initial}, {kw})"
                     got = f(x, axis=axis, direction=direction, include_initial=include_initial, **kw)
                     assert isinstance(got, da.Array), where
