@@ -3,8 +3,8 @@
 ``cumsum``, ``cumprod``, ``cummax``, ``cummin``, ``nancummax``, ``nancummin``, ``nancumsum``, ``nancumprod``,
 ``logcumsumexp``, ``cumulative_sum`` and ``cumulative_prod`` of this module take a :class:`dask.array.Array` and
 return one, lazily, with the semantics and the keywords of the NumPy-level function of the same name in
-:mod:`simdscan` (direction, exclusive, dtype, compensated, return_indices, include_initial), ``out=`` excepted. This module needs Dask (``pip install simdscan[dask]``);
-``import simdscan`` never imports it.
+:mod:`simdscan` (direction, exclusive, dtype, compensated, return_indices, include_initial), ``out=`` excepted.
+This module needs Dask (``pip install simdscan[dask]``); ``import simdscan`` never imports it.
 
 How the scan is built (nothing is computed until the result is):
 
