@@ -70,7 +70,9 @@ std::ptrdiff_t scan_blocks_of_parts(const Elements& elements, Outputs& outputs, 
     std::ptrdiff_t done = 0;
     for (; done + block <= n; done += block) {
         const std::ptrdiff_t first = Reverse ? n - done - block : done;
-        // Each sub-chunk's sum, kept in lanes apart, reading in scan order (the first read from memory).
+        // Each sub-chunk's sum, kept in lanes apart, reading in scan order (the first read from memory). Only the
+        // first block asks ahead here: the second pass of each block asks for the next one whole (below).
+        const bool asks_ahead = Elements::prefetches && done == 0;
         B sums[lanes];
         B errors[lanes];
         for (std::ptrdiff_t s = 0; s < lanes; ++s) {
@@ -78,7 +80,7 @@ std::ptrdiff_t scan_blocks_of_parts(const Elements& elements, Outputs& outputs, 
             V sum{};
             for (std::ptrdiff_t i = 0; i < rows; i += lanes) {
                 const std::ptrdiff_t at = first + k * rows + (Reverse ? rows - lanes - i : i);
-                if constexpr (Elements::prefetches) {
+                if (asks_ahead) {
                     prefetch_ahead<Reverse>(elements.address(at));
                 }
                 const B x = Op::admit(elements.template vector<B>(at));
