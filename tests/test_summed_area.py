@@ -61,6 +61,36 @@ def test_one_pass_gives_the_two_scans_bits(dtype, shape, axes):
                 assert_same_bits(got, two_calls(x, axes, directions, exclusives), where)
 
 
+def nested_numpy(x, axes, directions, exclusives):
+    """The scans in turn in int64 by NumPy: a reversed scan by flips, an exclusive one by a shift in of 0."""
+    y = x.astype(np.int64)
+    for axis, direction, exclusive in zip(axes, directions, exclusives):
+        if direction == "decreasing":
+            y = np.flip(y, axis)
+        y = np.cumsum(y, axis)
+        if exclusive:
+            y = np.concatenate([np.zeros_like(y.take([0], axis)), y.take(range(y.shape[axis] - 1), axis)], axis)
+        if direction == "decreasing":
+            y = np.flip(y, axis)
+    return y
+
+
+# uint8 rows are summed two registers at a time in 16-bit lanes: widths about one and two registers of every tier
+# (4 to 64 int32 lanes), all 255s (the largest sums a register pair holds) and random bytes.
+@pytest.mark.parametrize("axes", [(0, 1), (1, 0)], ids=["rows last", "rows first"])
+@pytest.mark.parametrize("result", ["int32", "float64"])
+def test_uint8_rows_match_numpy(result, axes):
+    rng = np.random.default_rng(seed_of("uint8 rows", result, axes))
+    for width in (1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100):
+        for x in (np.full((5, width), 255, np.uint8), rng.integers(0, 256, size=(6, width), dtype=np.uint8)):
+            for directions in DIRECTIONS:
+                for exclusives in FLAGS:
+                    got = simdscan.cumsum(x, axes, direction=directions, exclusive=exclusives, dtype=result)
+                    want = nested_numpy(x, axes, directions, exclusives).astype(result)
+                    np.testing.assert_array_equal(got, want, strict=True,
+                                                  err_msg=f"{width} {directions} exclusive={exclusives}")
+
+
 @pytest.mark.parametrize("layout", ["cv2 view", "in place", "reversed rows", "batch", "batch, middle axis first",
                                     "batch, rows first", "in place, rows first"])
 def test_layouts_and_in_place(layout):

@@ -85,20 +85,36 @@ struct ColumnStepElements {
     const T* address(std::ptrdiff_t at) const { return in.address(at); }
 };
 
-// A row of uint8 values read in int32 lanes (S: int32 or its unsigned twin), where a sum of them is exact
+// A row of uint8 values, scanned in int32 lanes (S: int32 or its unsigned twin), where a sum of them is exact
 // (two_axes_byte_row): twice the lanes of a float64 row's scan, and no conversion through memory.
-template <class A, class S>
-struct ByteElements {
-    static constexpr bool prefetches = true;
+struct ByteRow {
     const std::uint8_t* in;
-
-    template <class B>
-    B vector(std::ptrdiff_t at) const { return bits_as<S>(Lanes<A>::load_bytes(in + at)); }
-    S one(std::ptrdiff_t at) const { return S(in[at]); }
-    const std::uint8_t* address(std::ptrdiff_t at) const { return in + at; }
 };
 
-// The row first: its scan's outputs (of S: T, or the int32 of a ByteElements row, each vector two of float64) go
+// The running sums of the uint8 values at p in scan order, two registers' worth (first: the first half's), by the
+// ISA's byte_sums where it has one, else by scanning load_bytes' registers.
+template <class A, bool Reverse, class S>
+void byte_sums(const std::uint8_t* p, xsimd::batch<S, A>& first, xsimd::batch<S, A>& second) {
+    using B = xsimd::batch<S, A>;
+    if constexpr (Lanes<A>::sums_bytes) {
+        xsimd::batch<std::int32_t, A> low;
+        xsimd::batch<std::int32_t, A> high;
+        Lanes<A>::template byte_sums<Reverse>(p, low, high);
+        first = bits_as<S>(low);
+        second = bits_as<S>(high);
+    } else {
+        const B zero(S(0));
+        first = vector_prefix<A, Summation, Reverse, 1, B::size>(bits_as<S>(Lanes<A>::load_bytes(p)), zero);
+        second = vector_prefix<A, Summation, Reverse, 1, B::size>(bits_as<S>(Lanes<A>::load_bytes(p + B::size)), zero);
+        if constexpr (Reverse) {
+            first += Lanes<A>::broadcast_first(second);
+        } else {
+            second += Lanes<A>::broadcast_last(first);
+        }
+    }
+}
+
+// The row first: its scan's outputs (of S: T, or the int32 of a ByteRow, each vector two of float64) go
 // through the step on their way to the output row (Outputs: its stores, which take them in scan order).
 template <class A, class T, class Op, bool Reverse, class Outputs, class S = T>
 struct ColumnStepOutputs {
@@ -129,6 +145,55 @@ struct ColumnStepOutputs {
     void finish_vectors() { SIMDSCAN_TIER::finish_vectors(out, 0); }
 };
 
+// The row's own scan into outputs (which take its values in scan order): scan_steps' arithmetic.
+template <class A, class S, bool Reverse, bool Exclusive, class Op, class Source, class Outputs>
+void scan_row(const Source& in, Outputs outputs, std::ptrdiff_t n) {
+    const S neutral = Op::template neutral<S>();
+    scan_steps<A, S, Op, Reverse, Exclusive, false>(in, outputs, n, neutral, neutral);
+}
+
+// A uint8 row's: byte_sums two registers at a time (an exclusive output is the inclusive one less its own value).
+// Inlined: outputs passed by value through the stack cost a failed store forwarding per row (a tenth of 256x256).
+template <class A, class S, bool Reverse, bool Exclusive, class Op, class Outputs>
+SIMDSCAN_ALWAYS_INLINE void scan_row(const ByteRow& row, Outputs outputs, std::ptrdiff_t n) {
+    static_assert(std::is_same<Op, Summation>::value && std::is_integral<S>::value, "exact sums of bytes");
+    using B = xsimd::batch<S, A>;
+    constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+    B running(S(0));
+    std::ptrdiff_t done = 0;
+    for (; done + 2 * lanes <= n; done += 2 * lanes) {
+        const std::ptrdiff_t at = Reverse ? n - done - 2 * lanes : done;
+        prefetch_ahead<Reverse>(row.in + at);
+        B first;
+        B second;
+        byte_sums<A, Reverse>(row.in + at, first, second);
+        // The carry chain is one add per pair: the broadcast total is computed off it.
+        const B total = broadcast_total<A, Reverse>(Reverse ? first : second);
+        if constexpr (Exclusive) {
+            first -= bits_as<S>(Lanes<A>::load_bytes(row.in + at));
+            second -= bits_as<S>(Lanes<A>::load_bytes(row.in + at + lanes));
+        }
+        first += running;
+        second += running;
+        running += total;
+        if constexpr (Reverse) {
+            outputs.vector(at + lanes, second);
+            outputs.vector(at, first);
+        } else {
+            outputs.vector(at, first);
+            outputs.vector(at + lanes, second);
+        }
+    }
+    finish_vectors(outputs, 0);
+    S carry = first_lane(running);
+    for (; done < n; ++done) {
+        const std::ptrdiff_t at = Reverse ? n - 1 - done : done;
+        const S next = S(carry + row.in[at]);
+        outputs.one(at, Exclusive ? carry : next);
+        carry = next;
+    }
+}
+
 // Whether a table's rows of T can go past the caches: where the line scans stream theirs, and with elements of 4 or
 // 8 bytes, which RealignedOutputs moves in registers (a row's vectors sit where its start puts them, not aligned).
 template <class A, class T, class Op>
@@ -151,9 +216,8 @@ void scan_two_axes_row_of(const Source& in, T* carry, T* out, std::ptrdiff_t n, 
     const std::ptrdiff_t first = Reverse ? n - 1 : 0;
     if constexpr (RowsFirst) {
         const ColumnStepOutputs<A, T, Op, Reverse, Outputs, S> outputs{Outputs{out}, step};
-        const S row_neutral = Op::template neutral<S>();
         if (row_exclusive) {
-            scan_steps<A, S, Op, Reverse, true, false>(in, outputs, n, row_neutral, row_neutral);
+            scan_row<A, S, Reverse, true, Op>(in, outputs, n);
             // The row's first value went through the step as the neutral (x op neutral is x), not as the identity
             // that the row's own scan stores there (+0.0 for sums): the step again with it.
             carry[first] = Op::apply(carry[first], identity);
@@ -161,7 +225,7 @@ void scan_two_axes_row_of(const Source& in, T* carry, T* out, std::ptrdiff_t n, 
                 out[first] = carry[first];
             }
         } else {
-            scan_steps<A, S, Op, Reverse, false, false>(in, outputs, n, row_neutral, row_neutral);
+            scan_row<A, S, Reverse, false, Op>(in, outputs, n);
         }
     } else {
         const ColumnStepElements<T, Op, Source> elements{in, step};
@@ -221,8 +285,8 @@ template <class A, class T, bool Reverse>
 void scan_two_axes_byte_row(const std::uint8_t* in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
                             bool column_exclusive, bool identity_row, bool streams) {
     using S = std::conditional_t<std::is_integral<T>::value, T, std::int32_t>;
-    scan_two_axes_row_to<A, T, Summation, true, Reverse, ByteElements<A, S>, S>(
-        ByteElements<A, S>{in}, carry, out, n, row_exclusive, column_exclusive, identity_row, streams);
+    scan_two_axes_row_to<A, T, Summation, true, Reverse, ByteRow, S>(ByteRow{in}, carry, out, n, row_exclusive,
+                                                                      column_exclusive, identity_row, streams);
 }
 
 }  // namespace SIMDSCAN_TIER

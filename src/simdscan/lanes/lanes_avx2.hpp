@@ -88,6 +88,28 @@ struct Lanes<xsimd::avx2> : FusedLanes<xsimd::avx2, Lanes<xsimd::avx2>> {
         second = _mm256_cvtepi32_pd(_mm256_extracti128_si256(x, 1));
     }
     static void store_narrowed(float* p, const batch<double>& x) { _mm_storeu_ps(p, _mm256_cvtpd_ps(x)); }
+    // Summed in uint16 lanes within each 128-bit half by in-lane shifts, then the first half's total carried to the
+    // other by one cross-half permute.
+    static constexpr bool sums_bytes = true;
+    template <bool Reverse>
+    static void byte_sums(const std::uint8_t* p, batch<std::int32_t>& first, batch<std::int32_t>& second) {
+        __m256i x = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+        if constexpr (Reverse) {
+            x = _mm256_add_epi16(x, _mm256_bsrli_epi128(x, 2));
+            x = _mm256_add_epi16(x, _mm256_bsrli_epi128(x, 4));
+            x = _mm256_add_epi16(x, _mm256_bsrli_epi128(x, 8));
+            const __m256i totals = _mm256_shuffle_epi8(x, _mm256_set1_epi16(0x0100));  // each half's word 0
+            x = _mm256_add_epi16(x, _mm256_permute2x128_si256(totals, totals, 0x81));  // the upper's, into the lower
+        } else {
+            x = _mm256_add_epi16(x, _mm256_bslli_epi128(x, 2));
+            x = _mm256_add_epi16(x, _mm256_bslli_epi128(x, 4));
+            x = _mm256_add_epi16(x, _mm256_bslli_epi128(x, 8));
+            const __m256i totals = _mm256_shuffle_epi8(x, _mm256_set1_epi16(0x0F0E));  // each half's word 7
+            x = _mm256_add_epi16(x, _mm256_permute2x128_si256(totals, totals, 0x08));  // the lower's, into the upper
+        }
+        first = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(x));
+        second = _mm256_cvtepu16_epi32(_mm256_extracti128_si256(x, 1));
+    }
 
     // Doubles would take two dwords' indices per lane: float only.
     template <class Unit>

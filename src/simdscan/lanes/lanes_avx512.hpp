@@ -94,6 +94,32 @@ struct Lanes<xsimd::avx512bw> : FusedLanes<xsimd::avx512bw, Lanes<xsimd::avx512b
         second = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(x, 1));
     }
     static void store_narrowed(float* p, const batch<double>& x) { _mm256_storeu_ps(p, _mm512_cvtpd_ps(x)); }
+    // Summed in uint16 lanes (32 x 255 fits): within each 128-bit lane by in-lane shifts, then each lane's total
+    // carried to the lanes after it by two lane aligns; two widenings, against the int32 scan's ten lane moves.
+    static constexpr bool sums_bytes = true;
+    template <bool Reverse>
+    static void byte_sums(const std::uint8_t* p, batch<std::int32_t>& first, batch<std::int32_t>& second) {
+        __m512i x = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+        const __m512i zero = _mm512_setzero_si512();
+        if constexpr (Reverse) {
+            x = _mm512_add_epi16(x, _mm512_bsrli_epi128(x, 2));
+            x = _mm512_add_epi16(x, _mm512_bsrli_epi128(x, 4));
+            x = _mm512_add_epi16(x, _mm512_bsrli_epi128(x, 8));
+            const __m512i totals = _mm512_shuffle_epi8(x, _mm512_set1_epi16(0x0100));  // each lane's word 0
+            const __m512i next = _mm512_alignr_epi64(zero, totals, 2);                 // lane k: lane k + 1's
+            x = _mm512_add_epi16(x, _mm512_add_epi16(next, _mm512_alignr_epi64(zero, _mm512_add_epi16(totals, next), 4)));
+        } else {
+            x = _mm512_add_epi16(x, _mm512_bslli_epi128(x, 2));
+            x = _mm512_add_epi16(x, _mm512_bslli_epi128(x, 4));
+            x = _mm512_add_epi16(x, _mm512_bslli_epi128(x, 8));
+            const __m512i totals = _mm512_shuffle_epi8(x, _mm512_set1_epi16(0x0F0E));  // each lane's word 7
+            const __m512i previous = _mm512_alignr_epi64(totals, zero, 6);             // lane k: lane k - 1's
+            x = _mm512_add_epi16(x, _mm512_add_epi16(previous,
+                                                     _mm512_alignr_epi64(_mm512_add_epi16(totals, previous), zero, 4)));
+        }
+        first = _mm512_cvtepu16_epi32(_mm512_castsi512_si256(x));
+        second = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(x, 1));
+    }
 
     template <class Unit>
     static batch<Unit> reversed_bytes(const batch<Unit>& x) {

@@ -119,7 +119,7 @@ struct GenericLanes {
 
     // A register of int32 lanes from as many uint8 values, and an int32 register's lanes as float64 ones (its first
     // half, then its second): a summed-area table of uint8 values scans its rows in int32 lanes
-    // (two_axes_kernels.hpp's ByteElements), twice the lanes of float64 ones.
+    // (two_axes_kernels.hpp's byte_sums), twice the lanes of float64 ones.
     static batch<std::int32_t> load_bytes(const std::uint8_t* p) {
         alignas(A::alignment()) std::int32_t lanes[batch<std::int32_t>::size];
         for (std::size_t i = 0; i < batch<std::int32_t>::size; ++i) {
@@ -160,6 +160,10 @@ struct GenericLanes {
     // finish_streaming drains them (a job's are ordered once at its end: parallel.hpp's order_streamed_stores).
     static constexpr bool streams = false;
     static void finish_streaming() {}
+    // An ISA with sums_bytes gives byte_sums<Reverse>(p, first, second): the running sums in scan order (Reverse:
+    // from the last) of the 2 x int32-lanes uint8 values at p, first's lanes those of the first half. Elsewhere
+    // two_axes_kernels.hpp's byte_sums scans load_bytes' registers.
+    static constexpr bool sums_bytes = false;
     // An ISA with streams_narrowed also streams float64 lanes narrowed to float32 (store_narrowed_streaming, p
     // aligned to the float32 values' bytes).
     static constexpr bool streams_narrowed = false;

@@ -59,6 +59,24 @@ struct Lanes<xsimd::sse2> : RegisterLanes<xsimd::sse2, Lanes<xsimd::sse2>> {
         const __m128i zero = _mm_setzero_si128();
         return _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(four), zero), zero);
     }
+    // Summed in the uint16 lanes of one register by three shifts, then widened.
+    static constexpr bool sums_bytes = true;
+    template <bool Reverse>
+    static void byte_sums(const std::uint8_t* p, batch<std::int32_t>& first, batch<std::int32_t>& second) {
+        const __m128i zero = _mm_setzero_si128();
+        __m128i x = _mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)), zero);
+        if constexpr (Reverse) {
+            x = _mm_add_epi16(x, _mm_srli_si128(x, 2));
+            x = _mm_add_epi16(x, _mm_srli_si128(x, 4));
+            x = _mm_add_epi16(x, _mm_srli_si128(x, 8));
+        } else {
+            x = _mm_add_epi16(x, _mm_slli_si128(x, 2));
+            x = _mm_add_epi16(x, _mm_slli_si128(x, 4));
+            x = _mm_add_epi16(x, _mm_slli_si128(x, 8));
+        }
+        first = _mm_unpacklo_epi16(x, zero);
+        second = _mm_unpackhi_epi16(x, zero);
+    }
     static void to_doubles(const batch<std::int32_t>& x, batch<double>& first, batch<double>& second) {
         first = _mm_cvtepi32_pd(x);
         second = _mm_cvtepi32_pd(_mm_shuffle_epi32(x, 0xEE));
