@@ -91,6 +91,19 @@ def test_uint8_rows_match_numpy(result, axes):
                                                   err_msg=f"{width} {directions} exclusive={exclusives}")
 
 
+# Exact sums take the one pass at any width, streamed too: rows narrower than a register pair, two images.
+@pytest.mark.parametrize("source, result", [("uint8", "int32"), ("uint8", "float64"), ("int32", "int32")])
+def test_streamed_narrow_rows_match_numpy(source, result):
+    rng = np.random.default_rng(seed_of("streamed narrow rows", source, result))
+    x = rng.integers(0, 256, size=(2, 40000, 33)).astype(source)
+    assert 2 * x[0].size * np.dtype(result).itemsize >= TESTS_STREAMING_THRESHOLD
+    for directions, exclusives in ((("increasing", "increasing"), (False, False)),
+                                   (("decreasing", "decreasing"), (True, True))):
+        got = simdscan.cumsum(x, (1, 2), direction=directions, exclusive=exclusives, dtype=result)
+        want = nested_numpy(x, (1, 2), directions, exclusives).astype(result)
+        np.testing.assert_array_equal(got, want, strict=True, err_msg=f"{directions} exclusive={exclusives}")
+
+
 @pytest.mark.parametrize("layout", ["cv2 view", "in place", "reversed rows", "batch", "batch, middle axis first",
                                     "batch, rows first", "in place, rows first"])
 def test_layouts_and_in_place(layout):

@@ -63,6 +63,7 @@ struct Storage {
     std::ptrdiff_t alignment;
     std::ptrdiff_t chunk;
     bool converted;
+    bool integer;  // sums wrap the same in any grouping
 };
 Storage storage_of(DataType t) {
     return visit_element_types(t, [](auto types) {
@@ -70,7 +71,8 @@ Storage storage_of(DataType t) {
         using Stored = typename Types::Stored;
         using Compute = typename Types::Compute;
         return Storage{std::ptrdiff_t(sizeof(Stored)), std::ptrdiff_t(alignof(Stored)), chunk_elements<Compute>(),
-                       !std::is_same<Stored, Compute>::value};
+                       !std::is_same<Stored, Compute>::value,
+                       std::is_integral<Compute>::value && !std::is_same<Compute, bool>::value};
     });
 }
 
@@ -237,9 +239,16 @@ std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc
     // The separate scans' paths, whose arithmetic the kernels repeat to the bit: the row axis contiguous in both
     // arrays, its rows wider than any vector of packed rows (scan_rows) and within a chunk, on the direct path; the
     // column axis on the outer path, a step apart in what its scan reads (the input when it comes first, or the
-    // output the input was widened into).
+    // output the input was widened into). Exact sums (of integers; of uint8 values in float64 while below 2^53) are
+    // the same in any grouping, so their rows may be narrower: 1024x64 uint8 to int32 took 45 us in two passes.
+    std::ptrdiff_t elements = 1;
+    for (const std::ptrdiff_t size : in.sizes) {
+        elements *= size;
+    }
+    const bool exact = storage.integer || (in.data_type == DataType::uint8 && out.data_type == DataType::float64 &&
+                                           elements <= (std::ptrdiff_t(1) << 53) / 255);
     const auto is_row_axis = [&](std::size_t d) {
-        return in.sizes[d] > 64 && in.sizes[d] <= storage.chunk && in.byte_strides[d] == in_storage.size &&
+        return (in.sizes[d] > 64 || exact) && in.sizes[d] <= storage.chunk && in.byte_strides[d] == in_storage.size &&
                out.byte_strides[d] == storage.size;
     };
     const AxisScan first{desc.axis, desc.direction, desc.exclusive};
