@@ -239,14 +239,17 @@ std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc
     // The separate scans' paths, whose arithmetic the kernels repeat to the bit: the row axis contiguous in both
     // arrays, its rows wider than any vector of packed rows (scan_rows) and within a chunk, on the direct path; the
     // column axis on the outer path, a step apart in what its scan reads (the input when it comes first, or the
-    // output the input was widened into). Exact sums (of integers; of uint8 values in float64 while below 2^53) are
-    // the same in any grouping, so their rows may be narrower: 1024x64 uint8 to int32 took 45 us in two passes.
+    // output the input was widened into). Exact sums are the same in any grouping, so their rows may be narrower
+    // (1024x64 uint8 to int32 took 45 us in two passes, 13 in one): integers', and a float64 sum of uint8 values
+    // while every partial sum is below 2^53 (at most 255 per element; a row's sum in int32 lanes stays below 2^31,
+    // a row being at most a chunk: 32768 float64 elements).
     std::ptrdiff_t elements = 1;
     for (const std::ptrdiff_t size : in.sizes) {
         elements *= size;
     }
-    const bool exact = storage.integer || (in.data_type == DataType::uint8 && out.data_type == DataType::float64 &&
-                                           elements <= (std::ptrdiff_t(1) << 53) / 255);
+    const bool exact_doubles = in.data_type == DataType::uint8 && out.data_type == DataType::float64 &&
+                               elements <= (std::ptrdiff_t(1) << 53) / 255;
+    const bool exact = storage.integer || exact_doubles;
     const auto is_row_axis = [&](std::size_t d) {
         return (in.sizes[d] > 64 || exact) && in.sizes[d] <= storage.chunk && in.byte_strides[d] == in_storage.size &&
                out.byte_strides[d] == storage.size;
@@ -284,10 +287,6 @@ std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc
             plan.image_count *= in.sizes[d];
         }
     }
-    // A float64 sum of integers is exact while every partial sum is below 2^53 (uint8: at most 255 per element); a
-    // row's sum in int32 lanes while 255 x width is below 2^31 (a row is at most a chunk: 32768 float64 elements).
-    const bool exact_doubles = out.data_type == DataType::float64 && plan.width <= (std::ptrdiff_t(1) << 23) &&
-                               plan.height <= ((std::ptrdiff_t(1) << 53) / 255) / plan.width;
     plan.byte_rows = in.data_type == DataType::uint8 &&
                      (out.data_type == DataType::int32 || out.data_type == DataType::uint32 || exact_doubles);
     return plan;

@@ -107,7 +107,8 @@ struct Lanes<xsimd::avx512bw> : FusedLanes<xsimd::avx512bw, Lanes<xsimd::avx512b
             x = _mm512_add_epi16(x, _mm512_bsrli_epi128(x, 8));
             const __m512i totals = _mm512_shuffle_epi8(x, _mm512_set1_epi16(0x0100));  // each lane's word 0
             const __m512i next = _mm512_alignr_epi64(zero, totals, 2);                 // lane k: lane k + 1's
-            x = _mm512_add_epi16(x, _mm512_add_epi16(next, _mm512_alignr_epi64(zero, _mm512_add_epi16(totals, next), 4)));
+            x = _mm512_add_epi16(x, _mm512_add_epi16(next,
+                                                     _mm512_alignr_epi64(zero, _mm512_add_epi16(totals, next), 4)));
         } else {
             x = _mm512_add_epi16(x, _mm512_bslli_epi128(x, 2));
             x = _mm512_add_epi16(x, _mm512_bslli_epi128(x, 4));
