@@ -134,7 +134,7 @@ private:
 
     T* out_;
     bool has_previous_ = false;
-    B previous_;
+    B previous_ = B(T(0));  // set before use (has_previous_), which GCC 12 for mingw-w64 cannot see once inlined
     std::ptrdiff_t previous_at_ = 0;
     std::ptrdiff_t shift_ = 0;
     typename Lanes<A>::DwordWindow place_{};
