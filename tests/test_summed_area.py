@@ -12,6 +12,7 @@ import pytest
 import simdscan
 from data import seed_of
 from params import TESTS_STREAMING_THRESHOLD
+from reference import directional
 from family_reference import assert_same_bits  # -0.0 and NaN payloads count: the infinities leave NaNs
 
 # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
@@ -62,16 +63,10 @@ def test_one_pass_gives_the_two_scans_bits(dtype, shape, axes):
 
 
 def nested_numpy(x, axes, directions, exclusives):
-    """The scans in turn in int64 by NumPy: a reversed scan by flips, an exclusive one by a shift in of 0."""
+    """NumPy's scans in turn, in int64 (reference.directional: flips for decreasing, 0 shifted in for exclusive)."""
     y = x.astype(np.int64)
     for axis, direction, exclusive in zip(axes, directions, exclusives):
-        if direction == "decreasing":
-            y = np.flip(y, axis)
-        y = np.cumsum(y, axis)
-        if exclusive:
-            y = np.concatenate([np.zeros_like(y.take([0], axis)), y.take(range(y.shape[axis] - 1), axis)], axis)
-        if direction == "decreasing":
-            y = np.flip(y, axis)
+        y = directional(np.cumsum, y, axis, direction == "decreasing", exclusive, 0)
     return y
 
 
