@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -100,6 +101,27 @@ C* thread_scratch(std::ptrdiff_t n) {
     }
     return reinterpret_cast<C*>(scratch.data());
 }
+
+// An allocator of memory that starts on a cache line (64 bytes): from the default 16, most 512-bit loads and
+// stores of a row of carries kept across an image's rows each touched two lines (Zen 4: a 4096x4096 float32
+// summed-area table took 6.9 ms against 5.3).
+template <class T>
+struct LineAllocator {
+    using value_type = T;
+    static constexpr std::align_val_t line{64};
+
+    LineAllocator() = default;
+    template <class U>
+    LineAllocator(const LineAllocator<U>&) {}  // NOLINT: converting, as allocators rebind
+    T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), line)); }
+    void deallocate(T* p, std::size_t) { ::operator delete(p, line); }
+    template <class U>
+    bool operator==(const LineAllocator<U>&) const { return true; }
+    template <class U>
+    bool operator!=(const LineAllocator<U>&) const { return false; }
+};
+template <class T>
+using LineVector = std::vector<T, LineAllocator<T>>;
 
 // One line's chunks scanned by several threads in a single pass over memory (a chained scan): each thread scans
 // a chunk on its own into a cache-resident buffer, waits for the op of all earlier chunks (published by the

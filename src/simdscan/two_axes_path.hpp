@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
-#include <vector>
 
 #include "kernels.hpp"
 #include "parallel.hpp"
@@ -34,30 +32,24 @@ void run_two_axes(const TwoAxesPlan& plan, const TypedKernels<C, State>& kernels
     // Zen 4 into cv2's (H + 1, W + 1) layout too since the carries sit on cache lines: 0.75-0.77x, 1.05-1.1x before).
     const bool streams = plan.out != plan.in && streams_past_caches(elements * plan.in_element_size, out_bytes);
     parallel_ranges(plan.image_count, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-        // On a cache line's boundary: from the allocator's 16 bytes, most of the carries' 512-bit loads and stores
-        // would each touch two lines.
-        constexpr std::size_t line = 64;
-        std::vector<C> carry_storage(static_cast<std::size_t>(plan.width) + line / sizeof(C));
-        void* aligned = carry_storage.data();
-        std::size_t room = carry_storage.size() * sizeof(C);
-        C* const carry = static_cast<C*>(std::align(line, std::size_t(plan.width) * sizeof(C), aligned, room));
+        LineVector<C> carry(static_cast<std::size_t>(plan.width));
         for_each_run(plan.images, begin, end, [&](const LineOffsets& first, std::ptrdiff_t count) {
             for (std::ptrdiff_t i = 0; i < count; ++i) {
                 const char* in = plan.in + first.in + i * inner.in_stride;
                 char* out = plan.out + first.out + i * inner.out_stride;
-                std::fill(carry, carry + plan.width, kernels.neutral);
+                std::fill(carry.begin(), carry.end(), kernels.neutral);
                 for (std::ptrdiff_t r = 0; r < plan.height; ++r) {
                     const char* row = in + r * plan.in_row_step;
                     C* out_row = reinterpret_cast<C*>(out + r * plan.out_row_step);
                     const bool identity_row = plan.column_exclusive && r == 0;
                     if (scan_byte_row != nullptr) {
-                        scan_byte_row(reinterpret_cast<const std::uint8_t*>(row), carry, out_row, plan.width,
+                        scan_byte_row(reinterpret_cast<const std::uint8_t*>(row), carry.data(), out_row, plan.width,
                                       plan.row_exclusive, plan.column_exclusive, identity_row, streams);
                     } else if (widen != nullptr) {
-                        scan_widened_row(row, widening, carry, out_row, plan.width, plan.row_exclusive,
+                        scan_widened_row(row, widening, carry.data(), out_row, plan.width, plan.row_exclusive,
                                          plan.column_exclusive, identity_row, streams);
                     } else {
-                        scan_row(reinterpret_cast<const C*>(row), carry, out_row, plan.width,
+                        scan_row(reinterpret_cast<const C*>(row), carry.data(), out_row, plan.width,
                                  plan.row_exclusive, plan.column_exclusive, identity_row, streams);
                     }
                 }
