@@ -77,7 +77,9 @@ constexpr long iterations = 20000000;
 // The scans' loops, as simdscan's kernels run them (scan_kernels.hpp's scan_steps, Lanes<avx512bw>): the lanes K
 // places behind added in log2(lanes) steps, the total broadcast, the running value added on the FMA pipes.
 template <int Lanes, int K>
-__m512i moved_up(__m512i x, __m512i fill) { return Lanes == 16 ? _mm512_alignr_epi32(x, fill, 16 - K) : _mm512_alignr_epi64(x, fill, 8 - K); }
+__m512i moved_up(__m512i x, __m512i fill) {
+    return Lanes == 16 ? _mm512_alignr_epi32(x, fill, 16 - K) : _mm512_alignr_epi64(x, fill, 8 - K);
+}
 
 __attribute__((noinline)) void float32_scan(const float* in, float* out, long n) {
     const __m512i fill = _mm512_castps_si512(_mm512_set1_ps(-0.0f));
@@ -128,8 +130,8 @@ __attribute__((noinline)) void float32_in_doubles_scan(const float* in, float* o
 }
 
 // The same sums down the lanes instead (compensated_blocks.hpp's layout for float64): 512 values a block, each of 8
-// double lanes taking 64 consecutive ones from the sum of those before it (a first pass sums each lane's 64); 8x8
-// squares turned about their diagonal in 256-bit registers on the way in and out.
+// double lanes taking 64 consecutive ones (a first pass keeps each lane's running sums in L1, a second adds the sums
+// of the lanes before); 8x8 squares turned about their diagonal in 256-bit registers on the way in and out.
 void transpose8(__m256 (&r)[8]) {
     // Written out: as loops over arrays, GCC kept the squares in memory (1.9 cycles a value against 1.3).
     const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
