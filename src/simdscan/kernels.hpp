@@ -19,6 +19,14 @@ struct RowWidening {
     std::ptrdiff_t in_size;
 };
 
+// A summed-area row's running values along the column: read from `before` (the carry row, or the output row before
+// it where that holds them) and, unless `after` is null (the output row then holds them), written into `after`.
+template <class T>
+struct ColumnCarries {
+    const T* before;
+    T* after;
+};
+
 // A running sum with the rounding error its additions dropped (Neumaier's compensation): sum + error is the exact
 // running sum up to O(n u^2). T is an element type or an xsimd batch of them.
 template <class T>
@@ -117,17 +125,17 @@ struct TypedKernels {
     using total_fn = State (*)(const T* in, std::ptrdiff_t n);
 
     // Summation only (null otherwise): one row of n contiguous elements of a summed-area table in one pass, the
-    // row's scan and its step along the column (from and into `carry`, n running values), into out (past the
+    // row's scan and its step along the column (from and into `carries`, n running values), into out (past the
     // caches where `streams`, for 4- and 8-byte types where the ISA streams; the row's bits are the same).
-    using two_axes_row_fn = void (*)(const T* in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
-                                     bool column_exclusive, bool identity_row, bool streams);
+    using two_axes_row_fn = void (*)(const T* in, ColumnCarries<T> carries, T* out, std::ptrdiff_t n,
+                                     bool row_exclusive, bool column_exclusive, bool identity_row, bool streams);
     // two_axes_row for a row of a narrower type that `widening` converts; null where no type widens to T.
-    using two_axes_widened_row_fn = void (*)(const char* in, const RowWidening& widening, T* carry, T* out,
-                                             std::ptrdiff_t n, bool row_exclusive, bool column_exclusive,
+    using two_axes_widened_row_fn = void (*)(const char* in, const RowWidening& widening, ColumnCarries<T> carries,
+                                             T* out, std::ptrdiff_t n, bool row_exclusive, bool column_exclusive,
                                              bool identity_row, bool streams);
     // int32's unsigned twin and float64 sums only (null otherwise): two_axes_row for a row of uint8 values, where
     // the table's sums are exact (TwoAxesPlan::byte_rows).
-    using two_axes_byte_row_fn = void (*)(const std::uint8_t* in, T* carry, T* out, std::ptrdiff_t n,
+    using two_axes_byte_row_fn = void (*)(const std::uint8_t* in, ColumnCarries<T> carries, T* out, std::ptrdiff_t n,
                                           bool row_exclusive, bool column_exclusive, bool identity_row, bool streams);
     // float32 sums (compensated too) and products only (null otherwise): scan, for n contiguous float16 elements
     // (their bits) converted to float32 (a compensated sum: float64) and back in registers.

@@ -14,11 +14,11 @@ namespace detail {
 namespace SIMDSCAN_TIER {
 
 // The step along the column, were it a pass of its own (the outer path's), on a row's values: the column's
-// running value carry op value, which the carry row then holds; the value before it for an exclusive column; the
-// identity (+0.0, not the neutral -0.0) on an exclusive column's first row.
+// running value before op value, which carries.after then holds (unless the output row does); the value before it
+// for an exclusive column; the identity (+0.0, not the neutral -0.0) on an exclusive column's first row.
 template <class T, class Op>
 struct ColumnStep {
-    T* carry;
+    ColumnCarries<T> carries;
     bool column_exclusive;
     bool identity_row;
 
@@ -27,15 +27,17 @@ struct ColumnStep {
         constexpr bool one = std::is_same<V, T>::value;
         V before;
         if constexpr (one) {
-            before = carry[at];
+            before = carries.before[at];
         } else {
-            before = load_vector<V>(carry + at);
+            before = load_vector<V>(carries.before + at);
         }
         const V after = Op::apply(before, value);
-        if constexpr (one) {
-            carry[at] = after;
-        } else {
-            store_vector(carry + at, after);
+        if (carries.after != nullptr) {
+            if constexpr (one) {
+                carries.after[at] = after;
+            } else {
+                store_vector(carries.after + at, after);
+            }
         }
         return identity_row ? V(Op::template identity<T>()) : column_exclusive ? before : after;
     }
@@ -223,15 +225,15 @@ constexpr bool streams_two_axes_rows() {
 }
 
 // One row of n contiguous elements (Source: the row's elements) and its step along the column (from and into
-// `carry`, n running values), the row's scan with the direct path's arithmetic (scan_line over one row), into out
+// `carries`, n running values), the row's scan with the direct path's arithmetic (scan_line over one row), into out
 // (Streams: past the caches, streams_two_axes_rows). The row's scan runs in S, T or (rows first) a type whose sums
 // convert to T exactly.
 template <class A, class T, class Op, bool RowsFirst, bool Reverse, bool Streams, class Source, class S = T>
-void scan_two_axes_row_of(const Source& in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
+void scan_two_axes_row_of(const Source& in, ColumnCarries<T> carries, T* out, std::ptrdiff_t n, bool row_exclusive,
                           bool column_exclusive, bool identity_row) {
     static_assert(RowsFirst || std::is_same<S, T>::value, "a column's step in the row's own type");
     using Outputs = std::conditional_t<Streams, RealignedOutputs<A, T, Reverse>, ArrayOutputs<T>>;
-    const ColumnStep<T, Op> step{carry, column_exclusive, identity_row};
+    const ColumnStep<T, Op> step{carries, column_exclusive, identity_row};
     const T neutral = Op::template neutral<T>();
     const T identity = Op::template identity<T>();
     const std::ptrdiff_t first = Reverse ? n - 1 : 0;
@@ -242,9 +244,12 @@ void scan_two_axes_row_of(const Source& in, T* carry, T* out, std::ptrdiff_t n, 
             scan_row<A, S, Reverse, true, Op>(source, outputs, n);
             // The row's first value went through the step as the neutral (x op neutral is x), not as the identity
             // that the row's own scan stores there (+0.0 for sums): the step again with it.
-            carry[first] = Op::apply(carry[first], identity);
+            const T after = Op::apply(carries.before[first], identity);
+            if (carries.after != nullptr) {
+                carries.after[first] = after;
+            }
             if (!column_exclusive && !identity_row) {
-                out[first] = carry[first];
+                out[first] = after;
             }
         } else {
             scan_row<A, S, Reverse, false, Op>(source, outputs, n);
@@ -268,35 +273,37 @@ void scan_two_axes_row_of(const Source& in, T* carry, T* out, std::ptrdiff_t n, 
 
 // The row of scan_two_axes_row_of, into out past the caches where `streams` and the row's type can.
 template <class A, class T, class Op, bool RowsFirst, bool Reverse, class Source, class S = T>
-void scan_two_axes_row_to(const Source& in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
+void scan_two_axes_row_to(const Source& in, ColumnCarries<T> carries, T* out, std::ptrdiff_t n, bool row_exclusive,
                           bool column_exclusive, bool identity_row, bool streams) {
     if constexpr (streams_two_axes_rows<A, T, Op>()) {
         if (streams) {
             return scan_two_axes_row_of<A, T, Op, RowsFirst, Reverse, true, Source, S>(
-                in, carry, out, n, row_exclusive, column_exclusive, identity_row);
+                in, carries, out, n, row_exclusive, column_exclusive, identity_row);
         }
     }
-    scan_two_axes_row_of<A, T, Op, RowsFirst, Reverse, false, Source, S>(in, carry, out, n, row_exclusive,
+    scan_two_axes_row_of<A, T, Op, RowsFirst, Reverse, false, Source, S>(in, carries, out, n, row_exclusive,
                                                                           column_exclusive, identity_row);
 }
 
 // TypedKernels::two_axes_row: the row's elements from `in` itself.
 template <class A, class T, class Op, bool RowsFirst, bool Reverse>
-void scan_two_axes_row(const T* in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive, bool column_exclusive,
+void scan_two_axes_row(const T* in, ColumnCarries<T> carries, T* out, std::ptrdiff_t n, bool row_exclusive,
+                       bool column_exclusive,
                        bool identity_row, bool streams) {
-    scan_two_axes_row_to<A, T, Op, RowsFirst, Reverse>(ArrayElements<T>{in}, carry, out, n, row_exclusive,
+    scan_two_axes_row_to<A, T, Op, RowsFirst, Reverse>(ArrayElements<T>{in}, carries, out, n, row_exclusive,
                                                        column_exclusive, identity_row, streams);
 }
 
 // TypedKernels::two_axes_widened_row: the row's elements converted from a narrower type as they are read. A function
 // of its own: a second source in scan_two_axes_row cost the Intel Xeon a third of its float32 and float64 tables.
 template <class A, class T, class Op, bool RowsFirst, bool Reverse>
-void scan_two_axes_widened_row(const char* in, const RowWidening& widening, T* carry, T* out, std::ptrdiff_t n,
-                               bool row_exclusive, bool column_exclusive, bool identity_row, bool streams) {
+void scan_two_axes_widened_row(const char* in, const RowWidening& widening, ColumnCarries<T> carries, T* out,
+                               std::ptrdiff_t n, bool row_exclusive, bool column_exclusive, bool identity_row,
+                               bool streams) {
     alignas(64) T converted[WidenedElements<T, Reverse>::block];
     std::ptrdiff_t begin = -WidenedElements<T, Reverse>::block;
     const WidenedElements<T, Reverse> elements{in, widening.in_size, n, widening.widen, converted, &begin};
-    scan_two_axes_row_to<A, T, Op, RowsFirst, Reverse>(elements, carry, out, n, row_exclusive, column_exclusive,
+    scan_two_axes_row_to<A, T, Op, RowsFirst, Reverse>(elements, carries, out, n, row_exclusive, column_exclusive,
                                                        identity_row, streams);
 }
 
@@ -304,10 +311,10 @@ void scan_two_axes_widened_row(const char* in, const RowWidening& widening, T* c
 // whose sums are exact (TwoAxesPlan::byte_rows), so that the scans along the row and the column give the same table in
 // either order: the row first, in int32 lanes, then the column's step in T.
 template <class A, class T, bool Reverse>
-void scan_two_axes_byte_row(const std::uint8_t* in, T* carry, T* out, std::ptrdiff_t n, bool row_exclusive,
-                            bool column_exclusive, bool identity_row, bool streams) {
+void scan_two_axes_byte_row(const std::uint8_t* in, ColumnCarries<T> carries, T* out, std::ptrdiff_t n,
+                            bool row_exclusive, bool column_exclusive, bool identity_row, bool streams) {
     using S = std::conditional_t<std::is_integral<T>::value, T, std::int32_t>;
-    scan_two_axes_row_to<A, T, Summation, true, Reverse, ByteRow<>, S>(ByteRow<>{in}, carry, out, n, row_exclusive,
+    scan_two_axes_row_to<A, T, Summation, true, Reverse, ByteRow<>, S>(ByteRow<>{in}, carries, out, n, row_exclusive,
                                                                         column_exclusive, identity_row, streams);
 }
 
