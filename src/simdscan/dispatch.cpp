@@ -112,11 +112,14 @@ std::atomic<bool>& falling_rows_down() {
 }
 
 // scan.hpp's streaming_threshold for this CPU: 3/4 of the level-3 cache that CPUID's cache topology leaf describes
-// (the one a core's CCX shares) on AMD, else 8 MiB.
+// (the one a core's CCX shares) on AMD, 16 MiB on other x86 CPUs, else 8 MiB.
 std::size_t measured_streaming_threshold() {
     constexpr std::size_t elsewhere = std::size_t(8) << 20;
 #if defined(__x86_64__) || defined(_M_X64)
-    if (!amd_cpu() || cpuid(0x80000000u, 0).eax < 0x8000001Du) {
+    if (!amd_cpu()) {
+        return std::size_t(16) << 20;
+    }
+    if (cpuid(0x80000000u, 0).eax < 0x8000001Du) {
         return elsewhere;
     }
     for (unsigned subleaf = 0;; ++subleaf) {

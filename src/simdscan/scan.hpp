@@ -100,8 +100,9 @@ void select_falling_row_walk(const std::string& name);
 // (one thread, repeated calls, streamed against cached): on AMD CPUs 3/4 of the level-3 cache a core's CCX shares
 // (24 MiB of Zen 4's 32: there a 1-D float32 scan of 8 MiB took 1.06-1.10x as long streamed, of 12 MiB 0.71-0.87x;
 // an 8 MiB float64 table of 1 MiB of uint8 1.5-2.0x, a 16 MiB int32 table 1.15-1.43x, a 32 MiB float64 one
-// 0.82-0.84x), and 8 MiB elsewhere (an Intel Xeon's 1-D 4 MiB scan took 0.77-0.79x streamed, the 8 MiB float64
-// table 0.79-0.94x). select_streaming_threshold forces another.
+// 0.82-0.84x), 16 MiB on other x86 CPUs (both Intel Xeons lent in 2026-11, 300 MiB of level-3 cache: a 1-D float32
+// scan of 8 MiB took 1.34-1.35x as long streamed, of 12 MiB 1.21-1.34x, of 16 MiB 0.46-0.57x; a 1024x1024 float32
+// table 1.3-1.6x, float64 0.54-0.61x), and 8 MiB elsewhere. select_streaming_threshold forces another.
 std::size_t streaming_threshold();
 void select_streaming_threshold(std::size_t bytes);
 
