@@ -4,6 +4,8 @@
 
 Every library writes into a preallocated (H + 1, W + 1) table with a zero first row and column, cv2.integral's
 layout (simdscan and NumPy into its [1:, 1:] view); cv2 is skipped when opencv-python(-headless) is not installed.
+simdscan runs both orders of the axes: axis=(0, 1), the columns first, and axis=(1, 0), each row first as cv2.integral
+sums it (float tables differ in rounding between the orders; uint8 rows are summed exactly, the same either way).
 Times are the best of interleaved repetitions, each also shown against np.copyto of the input into an array of the
 result's dtype, the result's bytes written once, in the same run. Outputs start half a page (mod 4096) after the
 input, away from glibc's 4K-aliasing memmove slowdown.
@@ -73,15 +75,18 @@ def main() -> None:
     simdscan.set_num_threads(args.threads)
     print(f"simdscan {simdscan.__version__} ({simdscan.isa()}, {args.threads} threads), numpy {np.__version__}, "
           f"cv2 {cv2.__version__ if cv2 else 'not installed'}; best of {args.repeats} interleaved rounds, ms (x copy)")
-    print(f"{'image':>11} {'source -> result':>18} {'copy':>8} {'simdscan':>15} {'numpy':>15} {'cv2':>15}")
+    print(f"{'image':>11} {'source -> result':>18} {'copy':>8} {'simdscan (0, 1)':>15} {'simdscan (1, 0)':>15} "
+          f"{'numpy':>15} {'cv2':>15}")
     rng = np.random.default_rng(0)
     for shape, source, result in CASES:
         x = (rng.random(shape) * 255).astype(source)
-        tables = {name: table_after(x, result) for name in ("simdscan", "numpy", "cv2", "copy")}
+        tables = {name: table_after(x, result) for name in ("simdscan", "simdscan rows first", "numpy", "cv2", "copy")}
         scratch = np.empty(shape, result)
         runs: dict[str, Callable[[], object]] = {
             "copy": lambda: np.copyto(tables["copy"][1:, 1:], x, casting="unsafe"),
             "simdscan": lambda: simdscan.cumsum(x, axis=(0, 1), dtype=result, out=tables["simdscan"][1:, 1:]),
+            "simdscan rows first": lambda: simdscan.cumsum(x, axis=(1, 0), dtype=result,
+                                                           out=tables["simdscan rows first"][1:, 1:]),
             "numpy": lambda: np.cumsum(np.cumsum(x, axis=0, dtype=result, out=scratch), axis=1,
                                        out=tables["numpy"][1:, 1:]),
         }
@@ -90,10 +95,10 @@ def main() -> None:
             runs["cv2"] = lambda: cv2.integral(x, sum=tables["cv2"], sdepth=depth)
         times = best_times(runs, args.repeats)
         for name in runs:
-            if name != "copy":  # cv2 sums each row first: floats agree within rounding, integers exactly
+            if name != "copy":  # the orders of the axes: floats agree within rounding, integers exactly
                 np.testing.assert_allclose(tables[name], tables["numpy"], rtol=1e-4, err_msg=name)
         cells = [f"{times[n] * 1e3:7.3f} ({times[n] / times['copy']:4.1f})" if n in times else f"{'-':>15}"
-                 for n in ("simdscan", "numpy", "cv2")]
+                 for n in ("simdscan", "simdscan rows first", "numpy", "cv2")]
         print(f"{'x'.join(map(str, shape)):>11} {source + ' -> ' + result:>18} {times['copy'] * 1e3:8.3f} "
               + " ".join(cells))
 
