@@ -48,14 +48,15 @@ def table_after(x: np.ndarray[Any, Any], dtype: str) -> np.ndarray[Any, Any]:
 
 def best_times(runs: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
     """Each run's best time over `repeats` rounds, the runs interleaved within each round, in an order rotated from
-    round to round: a run after the copy meets its megabytes of dirty lines in the caches, written back as it runs
-    (Zen 4, 1024x1024 uint8 to int32: simdscan 0.30 and cv2 0.25 ms with simdscan after the copy, 0.29 and 0.36 with
-    cv2 after it)."""
+    round to round. Each timed call follows an untimed one of the same run, so that it meets its own lines in the
+    caches, not the megabytes of dirty lines that the run before it left to be written back (Intel Xeon, 1024x1024
+    uint8 to int32: simdscan took 0.54-0.58 ms after the copy, 0.25-0.27 after its own call)."""
     best = {name: float("inf") for name in runs}
     names = list(runs)
     for round_ in range(repeats):
         for name in names[round_ % len(names):] + names[: round_ % len(names)]:
             run = runs[name]
+            run()
             start = time.perf_counter()
             run()
             best[name] = min(best[name], time.perf_counter() - start)
