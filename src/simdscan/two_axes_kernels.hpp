@@ -288,8 +288,7 @@ void scan_two_axes_row_to(const Source& in, ColumnCarries<T> carries, T* out, st
 // TypedKernels::two_axes_row: the row's elements from `in` itself.
 template <class A, class T, class Op, bool RowsFirst, bool Reverse>
 void scan_two_axes_row(const T* in, ColumnCarries<T> carries, T* out, std::ptrdiff_t n, bool row_exclusive,
-                       bool column_exclusive,
-                       bool identity_row, bool streams) {
+                       bool column_exclusive, bool identity_row, bool streams) {
     scan_two_axes_row_to<A, T, Op, RowsFirst, Reverse>(ArrayElements<T>{in}, carries, out, n, row_exclusive,
                                                        column_exclusive, identity_row, streams);
 }
