@@ -49,7 +49,8 @@ for needed in pyproject.toml CMakeLists.txt README.md PKG-INFO \
               python/simdscan/dask.py python/simdscan/_core.cpp python/simdscan/_arrays.hpp python/simdscan/_core.pyi \
               python/simdscan/py.typed \
               src/simdscan/executor.cpp src/simdscan/plan.cpp src/simdscan/parallel.cpp src/simdscan/dispatch.cpp \
-              src/simdscan/kernels_baseline.cpp src/simdscan/kernels_tier.cpp.in cmake/tiers.cmake cmake/tier_build.cmake; do
+              src/simdscan/kernels_family.cpp.in src/simdscan/kernels_tier.cpp.in \
+              src/simdscan/families/sums.hpp cmake/tiers.cmake cmake/tier_build.cmake; do
   grep -qxF "$needed" "$work/sdist-files" || die "the sdist lacks $needed"
 done
 if grep -E '^(build|dist|\.ci-venv[^/]*)/|\.(so|o|a|whl)$' "$work/sdist-files"; then

@@ -1,5 +1,7 @@
-# Builds the tiers that cmake/tiers.cmake lists: each one's translation unit from src/simdscan/kernels_tier.cpp.in
-# with its flags, added to simdscan_core, and generated/tier_table.hpp, from which dispatch.cpp takes its tier table.
+# Builds the tiers that cmake/tiers.cmake lists: for each tier, one translation unit per op family
+# (src/simdscan/kernels_family.cpp.in, SIMDSCAN_KERNEL_FAMILIES) and the tier's entry point that has every family fill
+# its part of the kernel table (src/simdscan/kernels_tier.cpp.in), all compiled with the tier's flags and added to
+# simdscan_core; then generated/tier_table.hpp, from which dispatch.cpp takes its tier table.
 
 set(SIMDSCAN_GENERATED_DIR "${CMAKE_CURRENT_BINARY_DIR}/generated")
 
@@ -10,9 +12,36 @@ function(_simdscan_tier_row name_expression cpu_test entry)
                "    {${name_expression}, [] { return ${cpu_test}; }, &${entry}}, \\\n")
 endfunction()
 
-# The baseline tier: kernels_baseline.cpp (among simdscan_core's sources), always run.
+# The translation units of tier `tier` (namespace tier_<tier>, entry point <tier>_kernel_table): xsimd architecture
+# `arch`, lane header `lanes` (a path under src/), compiled with `flags`.
+function(_simdscan_tier_sources tier arch lanes flags)
+  set(family_declarations "")
+  set(family_calls "")
+  set(sources "")
+  foreach(family IN LISTS SIMDSCAN_KERNEL_FAMILIES)
+    if(NOT EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/src/simdscan/families/${family}.hpp")
+      message(FATAL_ERROR "simdscan: kernel family ${family}: no src/simdscan/families/${family}.hpp")
+    endif()
+    set(source "${SIMDSCAN_GENERATED_DIR}/kernels_${tier}_${family}.cpp")
+    configure_file(src/simdscan/kernels_family.cpp.in "${source}" @ONLY)
+    list(APPEND sources "${source}")
+    string(APPEND family_declarations "void fill_${family}(KernelTable& table);\n")
+    string(APPEND family_calls "    tier_${tier}::fill_${family}(table);\n")
+  endforeach()
+  set(source "${SIMDSCAN_GENERATED_DIR}/kernels_${tier}.cpp")
+  configure_file(src/simdscan/kernels_tier.cpp.in "${source}" @ONLY)
+  list(APPEND sources "${source}")
+  target_sources(simdscan_core PRIVATE ${sources})
+  if(flags)
+    set_source_files_properties(${sources} PROPERTIES COMPILE_OPTIONS "${flags}")
+  endif()
+endfunction()
+
+# The baseline tier: the compiler's default target (src/simdscan/lanes.hpp picks its lane header), no flags, always
+# run; NAME is a C++ expression of its name.
 function(simdscan_baseline_tier)
   cmake_parse_arguments(PARSE_ARGV 0 base "" "NAME" "")
+  _simdscan_tier_sources(baseline xsimd::default_arch lanes.hpp "")
   _simdscan_tier_row("${base_NAME}" true baseline_kernel_table)
 endfunction()
 
@@ -24,10 +53,6 @@ function(simdscan_tier tier)
   if(NOT CMAKE_SYSTEM_PROCESSOR MATCHES "${arg_PROCESSOR}")
     return()
   endif()
-  set(arch "${arg_ARCH}")  # for kernels_tier.cpp.in, as are tier and lanes
-  set(lanes "${arg_LANES}")
-  set(source "${SIMDSCAN_GENERATED_DIR}/kernels_${tier}.cpp")
-  configure_file(src/simdscan/kernels_tier.cpp.in "${source}" @ONLY)
   if(MSVC)
     set(flags ${arg_MSVC_FLAGS})
   else()
@@ -36,8 +61,7 @@ function(simdscan_tier tier)
       list(APPEND flags ${arg_GCC_FLAGS})
     endif()
   endif()
-  target_sources(simdscan_core PRIVATE "${source}")
-  set_source_files_properties("${source}" PROPERTIES COMPILE_OPTIONS "${flags}")
+  _simdscan_tier_sources(${tier} "${arg_ARCH}" "lanes/${arg_LANES}" "${flags}")
   _simdscan_tier_row("\"${tier}\"" "${arg_CPU_TEST}" ${tier}_kernel_table)
 endfunction()
 

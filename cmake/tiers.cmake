@@ -1,4 +1,8 @@
-# The ISA tiers, lowest first: the one list that the build (each tier's kernels_<tier>.cpp and its flags), dispatch
+# The op families, each compiled in a translation unit of its own per tier (src/simdscan/families/<family>.hpp fills
+# its part of the kernel table), so that the tiers build in parallel and a change to one family recompiles that family.
+set(SIMDSCAN_KERNEL_FAMILIES sums products compensated extrema log_sum_exp conversions)
+
+# The ISA tiers, lowest first: the one list that the build (each tier's translation units and their flags), dispatch
 # (the generated tier table) and the tests (simdscan._core.compiled_isas()) read. A new tier takes one
 # simdscan_tier() call here and its lane header src/simdscan/lanes/<LANES> (cmake/tier_build.cmake reads the fields):
 #   first argument  its name (SIMDSCAN_ISA, supported_isas()) and its namespace tier_<name>
@@ -9,7 +13,7 @@
 #   FLAGS           GCC and Clang flags;  MSVC_FLAGS  MSVC's (cl and clang-cl);  GCC_FLAGS  GCC's only
 #   CPU_TEST        a C++ expression over dispatch.cpp's CPUID checks, true where the CPU and the OS run the tier
 
-# The baseline tier (src/simdscan/kernels_baseline.cpp, lanes.hpp): the compiler's default target, no flags, always
+# The baseline tier (src/simdscan/lanes.hpp picks its lane header): the compiler's default target, no flags, always
 # run; named as x86-64's lowest ISA there, elsewhere as xsimd names the target (neon64 on arm64).
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
   simdscan_baseline_tier(NAME "\"sse2\"")

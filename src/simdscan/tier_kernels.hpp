@@ -1,6 +1,7 @@
-// One ISA tier's translation unit: its kernel table, filled from the scan kernels for its xsimd architecture.
-// Before including this, a tier's file defines SIMDSCAN_TIER (its namespace), SIMDSCAN_TIER_ARCH (the xsimd
-// architecture), SIMDSCAN_TIER_TABLE (the entry point's name) and includes its lane header (cmake/tiers.cmake).
+// How an op family's translation unit fills its part of a tier's kernel table from the scan kernels for the tier's
+// xsimd architecture (families/<family>.hpp). Before including this, the family's file defines SIMDSCAN_TIER (the
+// tier's namespace) and SIMDSCAN_TIER_ARCH (the xsimd architecture) and includes the tier's lane header
+// (cmake/tier_build.cmake, src/simdscan/kernels_family.cpp.in).
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -116,32 +117,6 @@ void fill_set(TypedKernelSet<StateOf, Ts...>& set) {
     (fill_typed<A, Ts, typename Ops::template op<Ts>>(static_cast<TypedKernels<Ts, StateOf<Ts>>&>(set)), ...);
 }
 
-template <class A>
-KernelTable make_table() {
-    KernelTable table{};
-    fill_set<A, Fixed<Summation>>(table.summation);
-    fill_set<A, Fixed<Product>>(table.product);
-    fill_set<A, CompensatedOps>(table.compensated_summation);
-    fill_set<A, Fixed<NaNSkippingSummation<Summation>>>(table.nan_skipping_summation);
-    fill_set<A, Fixed<NaNSkippingProduct>>(table.nan_skipping_product);
-    fill_set<A, NaNSkippingCompensatedOps>(table.nan_skipping_compensated_summation);
-    fill_set<A, Fixed<Maximum>>(table.maximum);
-    fill_set<A, Fixed<Minimum>>(table.minimum);
-    fill_set<A, Fixed<NaNSkippingExtremum<true>>>(table.nan_skipping_maximum);
-    fill_set<A, Fixed<NaNSkippingExtremum<false>>>(table.nan_skipping_minimum);
-    fill_set<A, Fixed<LogAddExp>>(table.log_sum_exp);
-    table.half_to_float = &Lanes<A>::half_to_float;
-    table.float_to_half = &Lanes<A>::float_to_half;
-    table.copy_byteswapped[0] = &copy_byteswapped<A, std::uint16_t>;
-    table.copy_byteswapped[1] = &copy_byteswapped<A, std::uint32_t>;
-    table.copy_byteswapped[2] = &copy_byteswapped<A, std::uint64_t>;
-    fill_widenings(table);
-    return table;
-}
-
 }  // namespace SIMDSCAN_TIER
-
-KernelTable SIMDSCAN_TIER_TABLE() { return SIMDSCAN_TIER::make_table<SIMDSCAN_TIER_ARCH>(); }
-
 }  // namespace detail
 }  // namespace simdscan
