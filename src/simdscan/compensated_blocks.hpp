@@ -50,9 +50,10 @@ SIMDSCAN_ALWAYS_INLINE Compensated<B> add_elements(const Compensated<B>& running
 
 // scan_compensated_blocks on n doubles, the interleaved parts of elements of Parts doubles: lane l of a vector, and
 // row j of a square, hold part l % Parts (j % Parts), as every vector starts a multiple of the lanes into the line.
-template <class A, class Op, int Parts, bool Reverse, bool Exclusive, bool HasBase, class Elements, class Outputs>
+template <class A, class Op, int Parts, bool Reverse, class Elements, class Outputs>
 std::ptrdiff_t scan_blocks_of_parts(const Elements& elements, Outputs& outputs, std::ptrdiff_t n,
-                                    const Compensated<double> (&base)[Parts], Compensated<double> (&carry)[Parts]) {
+                                    const Compensated<double> (&base)[Parts], Compensated<double> (&carry)[Parts],
+                                    SpanModes modes) {
     using B = xsimd::batch<double, A>;
     using V = Compensated<B>;
     constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
@@ -135,17 +136,17 @@ std::ptrdiff_t scan_blocks_of_parts(const Elements& elements, Outputs& outputs, 
                 const std::ptrdiff_t j = Reverse ? lanes - 1 - s : s;
                 V& part = running[j % Parts];
                 const B x = square[j];
-                if constexpr (Exclusive) {
+                if (modes.exclusive) {
                     square[j] = Op::lower(part);
                 }
                 part = add_elements<A>(part, x);
-                if constexpr (!Exclusive) {
+                if (!modes.exclusive) {
                     square[j] = Op::lower(part);
                 }
             }
             Lanes<A>::transpose(square);
             for (std::ptrdiff_t k = 0; k < lanes; ++k) {
-                if constexpr (HasBase) {
+                if (modes.has_base) {
                     square[k] = Op::lower(Op::apply(base_lanes, Op::lift(square[k])));
                 }
                 outputs.vector(first + k * rows + column, square[k]);
@@ -159,14 +160,14 @@ std::ptrdiff_t scan_blocks_of_parts(const Elements& elements, Outputs& outputs, 
 // Outputs give the elements' doubles (scan_kernels.hpp's parts_of), and take the outputs a vector at a time as they
 // are computed (ArrayOutputs: streamed ones would need them in order, see streams_lines). Returns how many elements
 // the blocks took.
-template <class A, class Op, bool Reverse, bool Exclusive, bool HasBase, class T, class Elements, class Outputs>
+template <class A, class Op, bool Reverse, class T, class Elements, class Outputs>
 std::ptrdiff_t scan_compensated_blocks(const Elements& elements, Outputs& outputs, std::ptrdiff_t n,
-                                       const Compensated<T>& base, Compensated<T>& carry) {
+                                       const Compensated<T>& base, Compensated<T>& carry, SpanModes modes) {
     if constexpr (std::is_same<T, double>::value) {
         const Compensated<double> bases[1] = {base};
         Compensated<double> carries[1] = {carry};
         const std::ptrdiff_t done =
-            scan_blocks_of_parts<A, Op, 1, Reverse, Exclusive, HasBase>(elements, outputs, n, bases, carries);
+            scan_blocks_of_parts<A, Op, 1, Reverse>(elements, outputs, n, bases, carries, modes);
         carry = carries[0];
         return done;
     } else {
@@ -175,7 +176,7 @@ std::ptrdiff_t scan_compensated_blocks(const Elements& elements, Outputs& output
         Compensated<double> carries[2] = {{carry.sum.real(), carry.error.real()},
                                           {carry.sum.imag(), carry.error.imag()}};
         const std::ptrdiff_t done =
-            scan_blocks_of_parts<A, Op, 2, Reverse, Exclusive, HasBase>(elements, outputs, 2 * n, bases, carries);
+            scan_blocks_of_parts<A, Op, 2, Reverse>(elements, outputs, 2 * n, bases, carries, modes);
         carry = {{carries[0].sum, carries[1].sum}, {carries[0].error, carries[1].error}};
         return done / 2;
     }

@@ -48,13 +48,6 @@ struct HalfOutputs {
     void one(std::ptrdiff_t at, float value) const { out[at] = float_to_half_bits(value); }
 };
 
-template <class A, class Op, bool Reverse, bool Exclusive, class State>
-State scan_half_span(const std::uint16_t* in, std::uint16_t* out, std::ptrdiff_t n, const ScanState<State>& st) {
-    const HalfElements<A> elements{in};
-    const HalfOutputs<A> outputs{out};
-    return st.has_base ? scan_steps<A, float, Op, Reverse, Exclusive, true>(elements, outputs, n, st.base, st.local)
-                       : scan_steps<A, float, Op, Reverse, Exclusive, false>(elements, outputs, n, st.base, st.local);
-}
 
 // scan_line of float16 elements (their bits), for ops whose float32 scan is scan_steps alone.
 template <class A, class Op, bool Reverse, class State>
@@ -63,13 +56,10 @@ void scan_half_line(const std::uint16_t* in, std::uint16_t* out, std::ptrdiff_t 
     if (n == 0) {
         return;
     }
-    if (exclusive) {
-        st.local = scan_half_span<A, Op, Reverse, true>(in, out, n, st);
-        if (st.at_line_start) {
-            out[Reverse ? n - 1 : 0] = float_to_half_bits(Op::template identity<float>());
-        }
-    } else {
-        st.local = scan_half_span<A, Op, Reverse, false>(in, out, n, st);
+    st.local = scan_steps<A, float, Op, Reverse>(HalfElements<A>{in}, HalfOutputs<A>{out}, n, st.base, st.local,
+                                                 SpanModes{exclusive, st.has_base});
+    if (exclusive && st.at_line_start) {
+        out[Reverse ? n - 1 : 0] = float_to_half_bits(Op::template identity<float>());
     }
     st.at_line_start = false;
 }

@@ -75,6 +75,14 @@ struct ScanState {
     bool streams = false;
 };
 
+// How a span is scanned, chosen per call at run time (not a template parameter: each would double every scan loop
+// of every type and op). exclusive: each output is the state before its element; has_base: each output is put behind
+// the base (ScanState::base) as a chunk's local output kept and rebased would be.
+struct SpanModes {
+    bool exclusive;
+    bool has_base;
+};
+
 // What a chunk scanned before its base is known keeps of its outputs (scan_local, rebase): the elements, or a widened
 // sum's double-precision states, which rounded to the element would make each output of a long line rounded twice.
 template <class T, class State>

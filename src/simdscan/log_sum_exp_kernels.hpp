@@ -134,9 +134,9 @@ struct BlocksSeen {
 // The last `pad` elements in scan order are padding, -inf, whose terms are taken as 0 (log_sum_exp_rest).
 // Declines (returns false, writes nothing) when the block holds NaN or +inf, or when the running value at its start
 // (exclusive: the carry itself) lies more than log_sum_exp_reach below the shift.
-template <class A, class T, bool Reverse, bool Exclusive>
+template <class A, class T, bool Reverse>
 SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, std::ptrdiff_t vectors, std::ptrdiff_t pad,
-                                        double& carry, BlocksSeen<LogSumExpCompute<T>>& seen) {
+                                        double& carry, BlocksSeen<LogSumExpCompute<T>>& seen, bool exclusive) {
     using F = LogSumExpCompute<T>;
     using B = xsimd::batch<F, A>;
     constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
@@ -170,7 +170,7 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, std::ptrdiff_t vect
     const double reference = std::max(carry, double(block_largest));
     const F shift_value = shifts_by_zero<F>(reference, start) ? F(0) : F(reference);
     // An exclusive scan's first output is the running value itself: it must stay in range too.
-    const bool carry_underflows = Exclusive && carry != -std::numeric_limits<double>::infinity() &&
+    const bool carry_underflows = exclusive && carry != -std::numeric_limits<double>::infinity() &&
                                   shift_value - carry > log_sum_exp_reach<F>();
     if (has_nan || !std::isfinite(reference) || shift_value - start > log_sum_exp_reach<F>() || carry_underflows) {
         return false;
@@ -191,7 +191,7 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, std::ptrdiff_t vect
     for (std::ptrdiff_t step = 0; step < vectors; ++step) {
         const std::ptrdiff_t at = (Reverse ? vectors - 1 - step : step) * lanes;
         const B prefix = vector_prefix<A, Summation, Reverse, 1, B::size>(B::load_aligned(sums + at), fill);
-        const B before = Exclusive ? shifted<A, Reverse, 1>(prefix, fill) : prefix;
+        const B before = exclusive ? shifted<A, Reverse, 1>(prefix, fill) : prefix;
         // The additions outside the prefix's levels on the multiply pipes, which this pass leaves idle (the same bits).
         Lanes<A>::add_beside(partial, before).store_aligned(sums + at);
         partial = Lanes<A>::add_beside(partial, broadcast_total<A, Reverse>(prefix));
@@ -199,7 +199,7 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, std::ptrdiff_t vect
     for (std::ptrdiff_t at = 0; at < count; at += lanes) {
         store_vector(out + at, log_normal_plus<false>(B::load_aligned(sums + at), shift));
     }
-    if (Exclusive && carried == 0.0) {  // the line's first output: the log of an empty sum
+    if (exclusive && carried == 0.0) {  // the line's first output: the log of an empty sum
         out[Reverse ? count - 1 : 0] = -std::numeric_limits<T>::infinity();
     }
     carry = double(shift_value) + std::log(carried + add_lanes(0.0, group));
@@ -208,8 +208,9 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, std::ptrdiff_t vect
 
 // A span's last elements after its whole vectors, fewer than a vector's: through a vector padded with -inf after them
 // in scan order (before them in memory for Reverse), a block of its own.
-template <class A, class T, bool Reverse, bool Exclusive>
-bool log_sum_exp_rest(const T* in, T* out, std::ptrdiff_t n, double& carry, BlocksSeen<LogSumExpCompute<T>>& seen) {
+template <class A, class T, bool Reverse>
+bool log_sum_exp_rest(const T* in, T* out, std::ptrdiff_t n, double& carry, BlocksSeen<LogSumExpCompute<T>>& seen,
+                      bool exclusive) {
     constexpr std::ptrdiff_t lanes = std::ptrdiff_t(xsimd::batch<LogSumExpCompute<T>, A>::size);
     const std::ptrdiff_t pad = lanes - n;
     const std::ptrdiff_t offset = Reverse ? pad : 0;
@@ -217,7 +218,7 @@ bool log_sum_exp_rest(const T* in, T* out, std::ptrdiff_t n, double& carry, Bloc
     alignas(A::alignment()) T staged_out[lanes];
     std::fill_n(staged_in, lanes, -std::numeric_limits<T>::infinity());
     std::copy_n(in, n, staged_in + offset);
-    if (!log_sum_exp_block<A, T, Reverse, Exclusive>(staged_in, staged_out, 1, pad, carry, seen)) {
+    if (!log_sum_exp_block<A, T, Reverse>(staged_in, staged_out, 1, pad, carry, seen, exclusive)) {
         return false;
     }
     std::copy_n(staged_out + offset, n, out);

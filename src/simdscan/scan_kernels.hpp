@@ -65,9 +65,9 @@ void prefetch_for_write(const ArrayOutputs<T, false>& outputs, std::ptrdiff_t at
     prefetch<true>(outputs.out + at);
 }
 
-template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State, class Elements,
-          class Outputs>
-State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, State base, State carry);
+template <class A, class T, class Op, bool Reverse, class State, class Elements, class Outputs>
+State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, State base, State carry,
+                 SpanModes modes);
 
 // The doubles of complex128 arrays, as compensated_blocks.hpp scans them; float64 ones as they are.
 template <bool Prefetches>
@@ -166,16 +166,14 @@ constexpr bool streams_lines() {
     }
 }
 
-template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, bool Streams = false,
-          bool Prefetches = true, class State, class O>
-State scan_steps(const T* in, O* out, std::ptrdiff_t n, State base, State carry) {
+template <class A, class T, class Op, bool Reverse, bool Streams = false, bool Prefetches = true, class State,
+          class O>
+State scan_steps(const T* in, O* out, std::ptrdiff_t n, State base, State carry, SpanModes modes) {
     const ArrayElements<T, Prefetches> elements{in};
     if constexpr (Streams && std::is_floating_point<T>::value) {
-        return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(elements, RealignedOutputs<A, T, Reverse>{out}, n,
-                                                                 base, carry);
+        return scan_steps<A, T, Op, Reverse>(elements, RealignedOutputs<A, T, Reverse>{out}, n, base, carry, modes);
     } else {
-        return scan_steps<A, T, Op, Reverse, Exclusive, HasBase>(elements, ArrayOutputs<O, Streams>{out}, n, base,
-                                                                 carry);
+        return scan_steps<A, T, Op, Reverse>(elements, ArrayOutputs<O, Streams>{out}, n, base, carry, modes);
     }
 }
 
@@ -202,8 +200,8 @@ bool has_nan(const T* p, std::ptrdiff_t n) {
 // declines (NaN, +inf, a leap over the reach) goes step by step. Each chunk of a long line is scanned from its base
 // (TypedKernels::total), st.local; where st.wants_total, the span's total too if its blocks took it on the way
 // (total_on_the_way). Returns the new running value.
-template <class A, class T, bool Reverse, bool Exclusive>
-double scan_log_sum_exp_span(const T* in, T* out, std::ptrdiff_t n, ScanState<double>& st) {
+template <class A, class T, bool Reverse>
+double scan_log_sum_exp_span(const T* in, T* out, std::ptrdiff_t n, ScanState<double>& st, bool exclusive) {
     constexpr std::ptrdiff_t block = log_sum_exp_block_elements<A, T>();
     constexpr std::ptrdiff_t lanes = std::ptrdiff_t(xsimd::batch<LogSumExpCompute<T>, A>::size);
     constexpr T minus_infinity = -std::numeric_limits<T>::infinity();
@@ -226,12 +224,13 @@ double scan_log_sum_exp_span(const T* in, T* out, std::ptrdiff_t n, ScanState<do
         const std::ptrdiff_t vectors = std::min(block, n - done) / lanes;
         const std::ptrdiff_t count = vectors > 0 ? vectors * lanes : n - done;
         const std::ptrdiff_t at = Reverse ? n - done - count : done;
-        const bool taken = vectors > 0
-                               ? log_sum_exp_block<A, T, Reverse, Exclusive>(in + at, out + at, vectors, 0, carry, seen)
-                               : log_sum_exp_rest<A, T, Reverse, Exclusive>(in + at, out + at, count, carry, seen);
+        const bool taken =
+            vectors > 0 ? log_sum_exp_block<A, T, Reverse>(in + at, out + at, vectors, 0, carry, seen, exclusive)
+                        : log_sum_exp_rest<A, T, Reverse>(in + at, out + at, count, carry, seen, exclusive);
         if (!taken) {
             seen.against_zero = false;
-            carry = scan_steps<A, T, LogAddExp, Reverse, Exclusive, false>(in + at, out + at, count, carry, carry);
+            carry = scan_steps<A, T, LogAddExp, Reverse>(in + at, out + at, count, carry, carry,
+                                                         SpanModes{exclusive, false});
         }
         done += count;
     }
@@ -242,9 +241,9 @@ double scan_log_sum_exp_span(const T* in, T* out, std::ptrdiff_t n, ScanState<do
 // Scans n contiguous elements onward from `carry`, the running state within the chunk, and returns the new one.
 // The modes are template parameters so that the loop carries no branch and no reload of the caller's state.
 // Streams: ArrayOutputs'.
-template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, bool Streams = false,
-          class State = typename Op::template state<T>, class O>
-State scan_span(const T* in, O* out, std::ptrdiff_t n, State base, State carry) {
+template <class A, class T, class Op, bool Reverse, bool Streams = false, class State = typename Op::template state<T>,
+          class O>
+State scan_span(const T* in, O* out, std::ptrdiff_t n, State base, State carry, SpanModes modes) {
     std::ptrdiff_t done = 0;
     if constexpr (is_vectorized<A, T>() && std::is_floating_point<T>::value &&
                   (std::is_same<Op, Maximum>::value || std::is_same<Op, Minimum>::value)) {
@@ -256,7 +255,7 @@ State scan_span(const T* in, O* out, std::ptrdiff_t n, State base, State carry) 
         using Fast = NaNFreeExtremum<std::is_same<Op, Maximum>::value>;
         constexpr std::ptrdiff_t block = 32 * std::ptrdiff_t(xsimd::batch<T, A>::size);
         constexpr std::ptrdiff_t window = 2 * block;
-        bool clean = !std::isnan(carry) && !(HasBase && std::isnan(base));
+        bool clean = !std::isnan(carry) && !(modes.has_base && std::isnan(base));
         while (clean && done + block <= n) {
             std::ptrdiff_t run = 0;
             while (run < window && done + run + block <= n) {
@@ -267,15 +266,13 @@ State scan_span(const T* in, O* out, std::ptrdiff_t n, State base, State carry) 
                 run += block;
             }
             const std::ptrdiff_t at = Reverse ? n - done - run : done;
-            carry = scan_steps<A, T, Fast, Reverse, Exclusive, HasBase, Streams, false>(in + at, out + at, run, base,
-                                                                                        carry);
+            carry = scan_steps<A, T, Fast, Reverse, Streams, false>(in + at, out + at, run, base, carry, modes);
             done += run;
         }
         const std::ptrdiff_t rest_at = Reverse ? 0 : done;
-        return scan_steps<A, T, Op, Reverse, Exclusive, HasBase, Streams>(in + rest_at, out + rest_at, n - done, base,
-                                                                          carry);
+        return scan_steps<A, T, Op, Reverse, Streams>(in + rest_at, out + rest_at, n - done, base, carry, modes);
     } else {
-        return scan_steps<A, T, Op, Reverse, Exclusive, HasBase, Streams>(in, out, n, base, carry);
+        return scan_steps<A, T, Op, Reverse, Streams>(in, out, n, base, carry, modes);
     }
 }
 
@@ -297,14 +294,13 @@ V apply_between_vectors(const V& running, const V& x) {
 }
 
 // scan_span one op step at a time: vector_prefix within each vector, the op between vectors.
-template <class A, class T, class Op, bool Reverse, bool Exclusive, bool HasBase, class State, class Elements,
-          class Outputs>
-State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, State base, State carry) {
+template <class A, class T, class Op, bool Reverse, class State, class Elements, class Outputs>
+State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, State base, State carry,
+                 SpanModes modes) {
     std::ptrdiff_t done = 0;
     if constexpr (scans_compensated_blocks<A, T, Op>()) {
         auto part_outputs = parts_of(outputs);
-        done = scan_compensated_blocks<A, Op, Reverse, Exclusive, HasBase>(parts_of(elements), part_outputs, n, base,
-                                                                           carry);
+        done = scan_compensated_blocks<A, Op, Reverse>(parts_of(elements), part_outputs, n, base, carry, modes);
     }
     if constexpr (is_vectorized<A, T>()) {
         using B = typename Op::template vector<T, A>;
@@ -330,11 +326,11 @@ State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, St
                 const VectorState prefix = vector_prefix<A, Op, Reverse, 1, B::size>(Op::lift(x), fill);
                 // The carry chain is one op per vector: the broadcast total is computed off it.
                 const VectorState total = broadcast_total<A, Reverse>(prefix);
-                const VectorState before = Exclusive ? shifted<A, Reverse, 1>(prefix, fill) : prefix;
+                const VectorState before = modes.exclusive ? shifted<A, Reverse, 1>(prefix, fill) : prefix;
                 result = Op::lower(apply_between_vectors<A, Op>(running, before));
                 running = apply_between_vectors<A, Op>(running, total);
             }
-            if constexpr (HasBase) {
+            if (modes.has_base) {
                 // As the local output kept by a chunk scanned before its base was known, then rebased.
                 result = Op::lower(Op::apply(base_lanes, Op::lift(rounded_to_element<LocalOf<T, State>>(result))));
             }
@@ -349,11 +345,12 @@ State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, St
     for (; done < n; ++done) {
         const std::ptrdiff_t at = Reverse ? n - 1 - done : done;
         const State next = Op::apply(carry, Op::lift(Op::admit(elements.one(at))));
-        if constexpr (HasBase) {
-            const auto local = output_of<Op, LocalOf<T, State>>(Exclusive ? carry : next);
+        const State before = modes.exclusive ? carry : next;
+        if (modes.has_base) {
+            const auto local = output_of<Op, LocalOf<T, State>>(before);
             outputs.one(at, Output(Op::lower(Op::apply(base, state_of<Op, State>(local)))));
         } else {
-            outputs.one(at, output_of<Op, Output>(Exclusive ? carry : next));
+            outputs.one(at, output_of<Op, Output>(before));
         }
         carry = next;
     }
@@ -361,17 +358,15 @@ State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, St
 }
 
 // scan_span from st; where st.streams, past the caches (streams_lines).
-template <class A, class T, class Op, bool Reverse, bool Exclusive, class State, class O>
-State scan_span_of(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st) {
+template <class A, class T, class Op, bool Reverse, class State, class O>
+State scan_span_of(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive) {
     if constexpr (scans_from_base<Op>()) {
-        return scan_log_sum_exp_span<A, T, Reverse, Exclusive>(in, out, n, st);
+        return scan_log_sum_exp_span<A, T, Reverse>(in, out, n, st, exclusive);
     } else {
+        const SpanModes modes{exclusive, st.has_base};
         const auto span = [&](std::ptrdiff_t at, std::ptrdiff_t count, State carry, auto streams) {
             constexpr bool Streams = decltype(streams)::value;
-            return st.has_base ? scan_span<A, T, Op, Reverse, Exclusive, true, Streams>(in + at, out + at, count,
-                                                                                        st.base, carry)
-                               : scan_span<A, T, Op, Reverse, Exclusive, false, Streams>(in + at, out + at, count,
-                                                                                         st.base, carry);
+            return scan_span<A, T, Op, Reverse, Streams>(in + at, out + at, count, st.base, carry, modes);
         };
         // (The direct path's arrays are aligned to their element; a streaming store elsewhere would fault.)
         const bool element_aligned = reinterpret_cast<std::uintptr_t>(out) % alignof(T) == 0;
@@ -404,14 +399,10 @@ void scan_line(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, bool
     if (n == 0) {
         return;
     }
-    if (exclusive) {
-        st.local = scan_span_of<A, T, Op, Reverse, true>(in, out, n, st);
-        if (st.at_line_start) {
-            // The empty range's value is the identity (+0.0 for sums), not the internal neutral -0.0.
-            out[Reverse ? n - 1 : 0] = Op::template identity<T>();
-        }
-    } else {
-        st.local = scan_span_of<A, T, Op, Reverse, false>(in, out, n, st);
+    st.local = scan_span_of<A, T, Op, Reverse>(in, out, n, st, exclusive);
+    if (exclusive && st.at_line_start) {
+        // The empty range's value is the identity (+0.0 for sums), not the internal neutral -0.0.
+        out[Reverse ? n - 1 : 0] = Op::template identity<T>();
     }
     st.at_line_start = false;
 }
@@ -457,8 +448,8 @@ V row_prefix(const V& x, const V& fill, const B& row_position, std::size_t n) {
 // Rows of n elements stored back to back, n a power of two dividing the lane count: each vector holds whole rows,
 // scanned in log2(n) steps whose lane moves are masked at row boundaries; no carry passes between vectors.
 // Returns how many rows it scanned (whole vectors only).
-template <class A, class T, class Op, bool Reverse, bool Exclusive>
-std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrdiff_t rows) {
+template <class A, class T, class Op, bool Reverse>
+std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrdiff_t rows, bool exclusive) {
     using B = typename Op::template vector<T, A>;
     using VectorState = typename Op::template state<B>;
     using Lane = typename B::value_type;
@@ -478,7 +469,7 @@ std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrd
         const VectorState elements = Op::lift(Op::admit(load_vector<B>(in + at)));
         const VectorState prefix = row_prefix<A, Op, Reverse, 1>(elements, fill, row_position, std::size_t(n));
         B result = Op::lower(prefix);
-        if constexpr (Exclusive) {
+        if (exclusive) {
             result =
                 xsimd::select(row_position >= B(Lane(1)), Op::lower(shifted<A, Reverse, 1>(prefix, fill)), identity);
         }
@@ -497,8 +488,7 @@ void scan_rows(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows,
         if (n > 1 && n <= lanes && lanes % n == 0 && in_stride == row_bytes && out_stride == row_bytes) {
             const auto* first_in = reinterpret_cast<const T*>(in);
             auto* first_out = reinterpret_cast<T*>(out);
-            r = exclusive ? scan_packed_rows<A, T, Op, Reverse, true>(first_in, first_out, n, rows)
-                          : scan_packed_rows<A, T, Op, Reverse, false>(first_in, first_out, n, rows);
+            r = scan_packed_rows<A, T, Op, Reverse>(first_in, first_out, n, rows, exclusive);
         }
     }
     const auto neutral = Op::template neutral<T>();

@@ -170,7 +170,7 @@ struct ColumnStepOutputs {
 template <class A, class S, bool Reverse, bool Exclusive, class Op, class Source, class Outputs>
 void scan_row(const Source& in, Outputs outputs, std::ptrdiff_t n) {
     const S neutral = Op::template neutral<S>();
-    scan_steps<A, S, Op, Reverse, Exclusive, false>(in, outputs, n, neutral, neutral);
+    scan_steps<A, S, Op, Reverse>(in, outputs, n, neutral, neutral, SpanModes{Exclusive, false});
 }
 
 // A uint8 row's: byte_sums two registers at a time (an exclusive output is the inclusive one less its own value).
@@ -256,12 +256,10 @@ void scan_two_axes_row_of(const Source& in, ColumnCarries<T> carries, T* out, st
         }
     } else {
         const ColumnStepElements<T, Op, std::decay_t<decltype(source)>> elements{source, step};
+        scan_steps<A, T, Op, Reverse>(elements, Outputs{out}, n, neutral, neutral, SpanModes{row_exclusive, false});
         if (row_exclusive) {
-            scan_steps<A, T, Op, Reverse, true, false>(elements, Outputs{out}, n, neutral, neutral);
             // The empty range's value is the identity (+0.0 for sums), not the internal neutral -0.0.
             out[first] = identity;
-        } else {
-            scan_steps<A, T, Op, Reverse, false, false>(elements, Outputs{out}, n, neutral, neutral);
         }
     }
     if constexpr (Streams) {
