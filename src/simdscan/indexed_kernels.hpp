@@ -158,12 +158,12 @@ void copy_positions(const std::int64_t* from, std::int64_t* to, std::ptrdiff_t n
 
 // TypedKernels::advance_indexed: a row of w contiguous elements of a running extremum along an outer axis, at `index`
 // along that axis. Each column's running value and the index of its supplier (-1: none yet) advance by the row's
-// element, as scan_indexed's do along a line, into values and positions: after it, or before it where Exclusive.
+// element, as scan_indexed's do along a line, into values and positions: after it, or before it where exclusive.
 // values may be in (in place). `streams`: values and positions go past the caches where the ISA streams, each from
 // its own aligned place (an output of 4096x4096 float32 and its positions took 3.1x a copy stored as usual).
-template <class A, class T, class Op, bool Exclusive>
+template <class A, class T, class Op>
 void advance_indexed(const T* in, T* running, std::int64_t* suppliers, T* values, std::int64_t* positions,
-                     std::ptrdiff_t w, std::int64_t index, bool streams) {
+                     std::ptrdiff_t w, std::int64_t index, bool exclusive, bool streams) {
     // Whether x supplies the running value `after` that follows `before`: it equals it, or it is the first NaN.
     const auto supplies = [](const auto& x, const auto& before, const auto& after) {
         return either(x == after, is_nan(after) && !is_nan(before));
@@ -173,12 +173,12 @@ void advance_indexed(const T* in, T* running, std::int64_t* suppliers, T* values
         const T before = running[j];
         const T after = Op::apply(before, x);
         running[j] = after;
-        values[j] = Exclusive ? before : after;
+        values[j] = exclusive ? before : after;
         if (supplies(x, before, after)) {
             suppliers[j] = index;
         }
     };
-    if constexpr (Exclusive) {
+    if (exclusive) {
         copy_positions<A>(suppliers, positions, w, streams);
     }
     std::ptrdiff_t j = 0;
@@ -194,7 +194,7 @@ void advance_indexed(const T* in, T* running, std::int64_t* suppliers, T* values
             const B before = B::load_unaligned(running + j);
             const B after = Op::apply(before, x);
             after.store_unaligned(running + j);
-            store_or_stream(values + j, Exclusive ? before : after, streams_values);
+            store_or_stream(values + j, exclusive ? before : after, streams_values);
             // Most rows of unordered data change no supplier.
             if (xsimd::any(supplies(x, before, after))) {
                 alignas(A::alignment()) T xs[lanes];
@@ -214,7 +214,7 @@ void advance_indexed(const T* in, T* running, std::int64_t* suppliers, T* values
     for (; j < w; ++j) {
         element(j);
     }
-    if constexpr (!Exclusive) {
+    if (!exclusive) {
         copy_positions<A>(suppliers, positions, w, streams);
     }
 }

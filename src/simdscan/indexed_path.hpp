@@ -127,7 +127,7 @@ public:
     // Scans every row of the tile `width` elements wide whose first row in scan order is at in, out and indices;
     // its elements are `inner`'s strides apart.
     void scan(const char* in, char* out, char* indices, std::ptrdiff_t width, const Dim& inner) {
-        const auto advance = kernels_.advance_indexed[exclusive_];
+        const auto advance = kernels_.advance_indexed;
         std::fill_n(running_.get(), width, kernels_.neutral);
         std::fill_n(suppliers_.get(), width, std::int64_t(-1));
         const bool direct_positions = is_array_of<std::int64_t>(indices, inner.indices_stride) &&
@@ -148,7 +148,7 @@ public:
                 std::int64_t* positions =
                     direct_positions ? reinterpret_cast<std::int64_t*>(position_target) : positions_.get();
                 // Streamed where both rows are the outputs themselves.
-                advance(x, running_.get() + c, suppliers_.get() + c, values, positions, count, index,
+                advance(x, running_.get() + c, suppliers_.get() + c, values, positions, count, index, exclusive_,
                         streams && direct_values);
                 if (exclusive_ && r == 0) {
                     // The empty range's value is the identity (true for a running minimum of bool, not 255).

@@ -110,7 +110,7 @@ struct TypedKernels {
     // One step of a scan along an outer axis with w running states kept aside in `carry` (a Compensated one
     // stores w sums, then w errors): carry = carry op in, and out = the value before (exclusive) or after. out may
     // equal in. `streams`: as ScanState's.
-    using advance_fn = void (*)(const T* in, State* carry, T* out, std::ptrdiff_t w, bool streams);
+    using advance_fn = void (*)(const T* in, State* carry, T* out, std::ptrdiff_t w, bool exclusive, bool streams);
 
     // The op on two states, as the kernels compute it; combines chunk totals.
     using apply_fn = State (*)(State a, State b);
@@ -125,7 +125,8 @@ struct TypedKernels {
     // each column's running value and its supplier's index (-1: none yet) and writing both, after the row or before
     // it (exclusive), into values (which may be in) and positions; `streams`: past the caches, as advance's.
     using advance_indexed_fn = void (*)(const T* in, T* running, std::int64_t* suppliers, T* values,
-                                        std::int64_t* positions, std::ptrdiff_t w, std::int64_t index, bool streams);
+                                        std::int64_t* positions, std::ptrdiff_t w, std::int64_t index, bool exclusive,
+                                        bool streams);
     // Log-sum-exp only (null otherwise), whose base costs an exp and a log per element to put in front of an
     // output: the op of n contiguous elements, a chunk's total, so that each chunk can be scanned from its base
     // once the earlier totals are known (parallel.hpp), one exp per element dearer than the scan alone.
@@ -155,10 +156,10 @@ struct TypedKernels {
     rebase_fn rebase;
     rows_fn rows[2];  // [reverse]
     combine_fn combine[2];     // [descending: walks the row from its end]
-    advance_fn advance[2][2];  // [exclusive][descending]
+    advance_fn advance[2];  // [descending]
     apply_fn apply;
     indexed_fn scan_indexed;
-    advance_indexed_fn advance_indexed[2];  // [exclusive]
+    advance_indexed_fn advance_indexed;
     total_fn total[2];  // [reverse]
     two_axes_row_fn two_axes_row[2][2];  // [rows first][reverse]
     two_axes_widened_row_fn two_axes_widened_row[2][2];  // [rows first][reverse]

@@ -61,15 +61,15 @@ void combine_rows(const T* a, const T* b, T* out, std::ptrdiff_t w) {
     }
 }
 
-template <class A, class T, class Op, bool Exclusive, bool Descending, class State = typename Op::template state<T>>
-void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w, bool streams) {
+template <class A, class T, class Op, bool Descending, class State = typename Op::template state<T>>
+void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w, bool exclusive, bool streams) {
     const auto element = [&](std::ptrdiff_t j) {
         const T x = Op::admit(in[j]);
         typename Op::template state<T> before;
         load_state(before, carry, w, j);
         const auto after = Op::apply(before, Op::lift(x));
         store_state(after, carry, w, j);
-        out[j] = T(Op::lower(Exclusive ? before : after));
+        out[j] = T(Op::lower(exclusive ? before : after));
     };
     if constexpr (is_vectorized<A, T>()) {
         using B = typename Op::template vector<T, A>;
@@ -82,7 +82,7 @@ void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w, bool stre
                 load_state(before, carry, w, j);
                 const auto after = Op::apply(before, Op::lift(x));
                 store_state(after, carry, w, j);
-                store_or_stream(out + j, Op::lower(Exclusive ? before : after), streams);
+                store_or_stream(out + j, Op::lower(exclusive ? before : after), streams);
             },
             element);
     } else {

@@ -261,7 +261,7 @@ template <class S, class C, class State, class Load, class Target, class Store>
 void scan_outer_tile_carried(const Job<S, C, State>& job, std::vector<State>& carry, std::ptrdiff_t width,
                              std::ptrdiff_t segment, bool descending, bool streams, Load&& load, Target&& target,
                              Store&& store) {
-    const auto advance = job.kernels.advance[job.exclusive][descending];
+    const auto advance = job.kernels.advance[descending];
     for (std::ptrdiff_t c = 0; c < width; c += segment) {
         fill_states(carry.data() + c, std::min(segment, width - c), job.kernels.neutral);
     }
@@ -270,7 +270,7 @@ void scan_outer_tile_carried(const Job<S, C, State>& job, std::vector<State>& ca
             const std::ptrdiff_t count = std::min(segment, width - c);
             const C* row = load(r, c, count);
             C* values = target(r, c);
-            advance(row, carry.data() + c, values, count, streams);
+            advance(row, carry.data() + c, values, count, job.exclusive, streams);
             if (job.exclusive && r == 0) {
                 // The empty range's value is the identity (+0.0 for sums), not the internal neutral -0.0.
                 std::fill(values, values + count, job.kernels.identity);

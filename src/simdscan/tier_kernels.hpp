@@ -40,18 +40,15 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     } else {
         k.combine[0] = k.combine[1] = nullptr;
     }
-    k.advance[0][0] = &advance_rows<A, T, Op, false, false>;
-    k.advance[0][1] = &advance_rows<A, T, Op, false, true>;
-    k.advance[1][0] = &advance_rows<A, T, Op, true, false>;
-    k.advance[1][1] = &advance_rows<A, T, Op, true, true>;
+    k.advance[0] = &advance_rows<A, T, Op, false>;
+    k.advance[1] = &advance_rows<A, T, Op, true>;
     k.apply = &apply_op<T, Op>;
     if constexpr (std::is_same<Op, Maximum>::value || std::is_same<Op, Minimum>::value) {
         k.scan_indexed = &scan_indexed<A, T, Op>;
-        k.advance_indexed[0] = &advance_indexed<A, T, Op, false>;
-        k.advance_indexed[1] = &advance_indexed<A, T, Op, true>;
+        k.advance_indexed = &advance_indexed<A, T, Op>;
     } else {
         k.scan_indexed = nullptr;
-        k.advance_indexed[0] = k.advance_indexed[1] = nullptr;
+        k.advance_indexed = nullptr;
     }
     if constexpr (std::is_same<Op, LogAddExp>::value) {
         k.total[0] = &log_sum_exp_total<A, T, false>;
