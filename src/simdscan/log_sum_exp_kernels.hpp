@@ -12,6 +12,7 @@
 
 #include "exp_log.hpp"
 #include "ops.hpp"
+#include "scan_kernels.hpp"
 #include "vector_state.hpp"
 
 namespace simdscan {
@@ -270,6 +271,54 @@ double log_sum_exp_total(const T* in, std::ptrdiff_t n) {
         sum += exp_in_range(double(rest[i]) - double(shift_value));
     }
     return total_from(shift_value, sum);
+}
+
+// LogAddExp::scan_span, log-sum-exp's scan_span_of (float and double elements): block by block (log_sum_exp_block), the whole vectors after
+// the last whole block as a shorter one, the last elements padded to a vector (log_sum_exp_rest); a block that
+// declines (NaN, +inf, a leap over the reach) goes step by step. Each chunk of a long line is scanned from its base
+// (TypedKernels::total), st.local; where st.wants_total, the span's total too if its blocks took it on the way
+// (total_on_the_way). Returns the new running value.
+template <class A, class T, bool Reverse>
+double LogAddExp::scan_span(const T* in, T* out, std::ptrdiff_t n, ScanState<double>& st, bool exclusive) {
+    constexpr std::ptrdiff_t block = log_sum_exp_block_elements<A, T>();
+    constexpr std::ptrdiff_t lanes = std::ptrdiff_t(xsimd::batch<LogSumExpCompute<T>, A>::size);
+    constexpr T minus_infinity = -std::numeric_limits<T>::infinity();
+    double carry = st.local;
+    BlocksSeen<LogSumExpCompute<T>> seen;
+    // Leading -inf while nothing came before: -inf out (the log of an empty sum, inclusive or exclusive), and the
+    // blocks start after them (a block starting at -inf would decline).
+    std::ptrdiff_t skipped = 0;
+    if (carry == double(minus_infinity)) {
+        while (skipped < n && in[Reverse ? n - 1 - skipped : skipped] == minus_infinity) {
+            ++skipped;
+        }
+        std::fill_n(out + (Reverse ? n - skipped : 0), skipped, minus_infinity);
+        seen.against_zero = skipped == 0;
+    }
+    in += Reverse ? 0 : skipped;
+    out += Reverse ? 0 : skipped;
+    n -= skipped;
+    for (std::ptrdiff_t done = 0; done < n;) {
+        const std::ptrdiff_t vectors = std::min(block, n - done) / lanes;
+        const std::ptrdiff_t count = vectors > 0 ? vectors * lanes : n - done;
+        const std::ptrdiff_t at = Reverse ? n - done - count : done;
+        const bool taken =
+            vectors > 0 ? log_sum_exp_block<A, T, Reverse>(in + at, out + at, vectors, 0, carry, seen, exclusive)
+                        : log_sum_exp_rest<A, T, Reverse>(in + at, out + at, count, carry, seen, exclusive);
+        if (!taken) {
+            seen.against_zero = false;
+            carry = scan_steps<A, T, LogAddExp, Reverse>(in + at, out + at, count, carry, carry,
+                                                         SpanModes{exclusive, false});
+        }
+        done += count;
+    }
+    st.has_total = st.wants_total && total_on_the_way(seen, st.total);
+    return carry;
+}
+
+template <class A, class T, bool Reverse>
+double LogAddExp::total(const T* in, std::ptrdiff_t n) {
+    return log_sum_exp_total<A, T, Reverse>(in, n);
 }
 
 }  // namespace SIMDSCAN_TIER

@@ -30,9 +30,29 @@ namespace detail {
 namespace SIMDSCAN_TIER {
 
 // An op is the arithmetic of one scan: apply on states (scalars or batches), neutral and identity, the conversions
-// between elements and states (lift) and back (lower), and admit, which every input element passes first.
+// between elements and states (lift) and back (lower), and admit, which every input element passes first; and what
+// it can do, which the generic kernels and the tier's table read (OpTraits, false unless an op says otherwise).
+struct OpTraits {
+    // apply returns one of its operands: its outputs do not depend on how elements are grouped into vectors, and a
+    // running value that beats a whole vector is every output there (Extremum::stays_ahead).
+    static constexpr bool selects_an_operand = false;
+    // NaN-propagating extrema: TypedKernels::scan_indexed and advance_indexed, the suppliers' positions.
+    static constexpr bool writes_indices = false;
+    // Blocks found free of NaN are scanned with Op::NaNFree, the same bits for less work.
+    static constexpr bool has_nan_free_variant = false;
+    // apply is a plain addition, which float vectors may run on the multiply pipes (Lanes::add_beside).
+    static constexpr bool adds_beside = false;
+    // Summed-area tables in one pass (TypedKernels::two_axes_row and its variants).
+    static constexpr bool builds_tables = false;
+    // float16 lines converted in registers around the float32 scan (TypedKernels::scan_half).
+    static constexpr bool scans_float16_in_registers = false;
+    // Each chunk of a long line is scanned from its base, the op of the earlier chunks' totals (Op::total), never
+    // rebased (a base costs an exp and a log per element); Op::scan_span scans a span from its state.
+    static constexpr bool scans_chunks_from_totals = false;
+};
+
 // Ops that take every input element as it is.
-struct AdmitsEvery {
+struct AdmitsEvery : OpTraits {
     static constexpr bool admits_every = true;
     template <class V>
     static V admit(const V& x) { return x; }
@@ -95,6 +115,9 @@ constexpr T summation_neutral() {
 }
 
 struct Summation : ExactState {
+    static constexpr bool adds_beside = true;
+    static constexpr bool builds_tables = true;
+    static constexpr bool scans_float16_in_registers = true;
     template <class V>
     static V apply(const V& a, const V& b) { return a + b; }
     template <class T>
@@ -104,6 +127,7 @@ struct Summation : ExactState {
 };
 
 struct Product : ExactState {
+    static constexpr bool scans_float16_in_registers = true;
     template <class V>
     static V apply(const V& a, const V& b) {
         if constexpr (std::is_integral<V>::value && sizeof(V) < sizeof(unsigned)) {
@@ -189,6 +213,8 @@ struct CompensatedSummation : AdmitsEvery {
 // Summation in double precision for float32 and complex64 elements: vectors hold float64 lanes, filled by widening
 // loads and rounded once by narrowing stores.
 struct WidenedSummation : AdmitsEvery {
+    static constexpr bool adds_beside = true;
+    static constexpr bool scans_float16_in_registers = true;
     template <class T, class A>
     using vector = xsimd::batch<double, A>;
     // Elements' states are their double-precision twins; vectors are double already.
@@ -211,9 +237,16 @@ struct WidenedSummation : AdmitsEvery {
     static T identity() { return T(0); }
 };
 
+template <bool Larger>
+struct NaNFreeExtremum;
+
 // A running maximum (Larger = true) or minimum, NaN propagating as numpy.maximum's: a NaN operand is the result.
 template <bool Larger>
 struct Extremum : ExactState {
+    static constexpr bool selects_an_operand = true;
+    static constexpr bool writes_indices = true;
+    static constexpr bool has_nan_free_variant = true;
+    using NaNFree = NaNFreeExtremum<Larger>;
     template <class V>
     static V apply(const V& a, const V& b) { return pick(either(beats(a, b), is_nan(a)), a, b); }
     // Vectors: the ISA's max / min instructions. Where either operand is NaN, x86's return their second operand
@@ -258,6 +291,7 @@ using Minimum = Extremum<false>;
 // Extremum::apply gives there, with no NaN test and select after each one.
 template <bool Larger>
 struct NaNFreeExtremum : Extremum<Larger> {
+    static constexpr bool has_nan_free_variant = false;
     using Extremum<Larger>::apply;
     template <class T, class A>
     static xsimd::batch<T, A> apply(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b) {
@@ -269,6 +303,8 @@ struct NaNFreeExtremum : Extremum<Larger> {
 // until the first number. An empty range still gives -inf (+inf for a minimum).
 template <bool Larger>
 struct NaNSkippingExtremum : Extremum<Larger> {
+    static constexpr bool writes_indices = false;
+    static constexpr bool has_nan_free_variant = false;
     template <class V>
     static V apply(const V& a, const V& b) { return pick(either(Extremum<Larger>::beats(a, b), is_nan(b)), a, b); }
     template <class T>
@@ -280,6 +316,8 @@ struct NaNSkippingExtremum : Extremum<Larger> {
 template <class Op, int Replacement>
 struct NaNSkipping : Op {
     static constexpr bool admits_every = false;
+    static constexpr bool builds_tables = false;
+    static constexpr bool scans_float16_in_registers = false;
     template <class V>
     static V admit(const V& x) { return pick(is_nan(x), V(Replacement), x); }
 };
@@ -290,6 +328,12 @@ using NaNSkippingProduct = NaNSkipping<Product, 1>;
 // log(exp(a) + exp(b)) without overflow or underflow: the larger operand plus log1p(exp(-|a - b|)). Every
 // element's running value is a double: float32 sums of many terms would lose digits in the running value.
 struct LogAddExp : AdmitsEvery {
+    static constexpr bool scans_chunks_from_totals = true;
+    // Defined with log-sum-exp's kernels (log_sum_exp_kernels.hpp).
+    template <class A, class T, bool Reverse>
+    static double scan_span(const T* in, T* out, std::ptrdiff_t n, ScanState<double>& st, bool exclusive);
+    template <class A, class T, bool Reverse>
+    static double total(const T* in, std::ptrdiff_t n);
     template <class T, class A>
     using vector = xsimd::batch<double, A>;
     template <class T>

@@ -14,7 +14,6 @@
 
 #include "compensated_blocks.hpp"
 #include "kernels.hpp"
-#include "log_sum_exp_kernels.hpp"
 #include "ops.hpp"
 #include "vector_state.hpp"
 
@@ -25,10 +24,6 @@ namespace SIMDSCAN_TIER {
 // Complex types run scalar.
 template <class A, class T>
 constexpr bool is_vectorized() { return std::is_arithmetic<T>::value; }
-
-// Ops whose chunks are scanned from their base (TypedKernels::total): a scan state never has a base apart.
-template <class Op>
-constexpr bool scans_from_base() { return std::is_same<Op, LogAddExp>::value; }
 
 // Where scan_steps reads the elements it scans and puts its outputs: arrays (or, for two_axes_kernels.hpp, a step
 // along another axis before or after).
@@ -158,7 +153,7 @@ void finish_vectors(Outputs&, long) {}
 template <class A, class T, class Op>
 constexpr bool streams_lines() {
     using B = typename Op::template vector<T, A>;
-    if constexpr (is_vectorized<A, T>() && !scans_from_base<Op>() && !scans_compensated_blocks<A, T, Op>() &&
+    if constexpr (is_vectorized<A, T>() && !Op::scans_chunks_from_totals && !scans_compensated_blocks<A, T, Op>() &&
                   std::is_same<typename B::value_type, T>::value) {
         return streams_vectors<B, T>();
     } else {
@@ -195,49 +190,6 @@ bool has_nan(const T* p, std::ptrdiff_t n) {
     return xsimd::any(found);
 }
 
-// Log-sum-exp's scan_span (float and double elements): block by block (log_sum_exp_block), the whole vectors after
-// the last whole block as a shorter one, the last elements padded to a vector (log_sum_exp_rest); a block that
-// declines (NaN, +inf, a leap over the reach) goes step by step. Each chunk of a long line is scanned from its base
-// (TypedKernels::total), st.local; where st.wants_total, the span's total too if its blocks took it on the way
-// (total_on_the_way). Returns the new running value.
-template <class A, class T, bool Reverse>
-double scan_log_sum_exp_span(const T* in, T* out, std::ptrdiff_t n, ScanState<double>& st, bool exclusive) {
-    constexpr std::ptrdiff_t block = log_sum_exp_block_elements<A, T>();
-    constexpr std::ptrdiff_t lanes = std::ptrdiff_t(xsimd::batch<LogSumExpCompute<T>, A>::size);
-    constexpr T minus_infinity = -std::numeric_limits<T>::infinity();
-    double carry = st.local;
-    BlocksSeen<LogSumExpCompute<T>> seen;
-    // Leading -inf while nothing came before: -inf out (the log of an empty sum, inclusive or exclusive), and the
-    // blocks start after them (a block starting at -inf would decline).
-    std::ptrdiff_t skipped = 0;
-    if (carry == double(minus_infinity)) {
-        while (skipped < n && in[Reverse ? n - 1 - skipped : skipped] == minus_infinity) {
-            ++skipped;
-        }
-        std::fill_n(out + (Reverse ? n - skipped : 0), skipped, minus_infinity);
-        seen.against_zero = skipped == 0;
-    }
-    in += Reverse ? 0 : skipped;
-    out += Reverse ? 0 : skipped;
-    n -= skipped;
-    for (std::ptrdiff_t done = 0; done < n;) {
-        const std::ptrdiff_t vectors = std::min(block, n - done) / lanes;
-        const std::ptrdiff_t count = vectors > 0 ? vectors * lanes : n - done;
-        const std::ptrdiff_t at = Reverse ? n - done - count : done;
-        const bool taken =
-            vectors > 0 ? log_sum_exp_block<A, T, Reverse>(in + at, out + at, vectors, 0, carry, seen, exclusive)
-                        : log_sum_exp_rest<A, T, Reverse>(in + at, out + at, count, carry, seen, exclusive);
-        if (!taken) {
-            seen.against_zero = false;
-            carry = scan_steps<A, T, LogAddExp, Reverse>(in + at, out + at, count, carry, carry,
-                                                         SpanModes{exclusive, false});
-        }
-        done += count;
-    }
-    st.has_total = st.wants_total && total_on_the_way(seen, st.total);
-    return carry;
-}
-
 // Scans n contiguous elements onward from `carry`, the running state within the chunk, and returns the new one.
 // The modes are template parameters so that the loop carries no branch and no reload of the caller's state.
 // Streams: ArrayOutputs'.
@@ -245,14 +197,13 @@ template <class A, class T, class Op, bool Reverse, bool Streams = false, class 
           class O>
 State scan_span(const T* in, O* out, std::ptrdiff_t n, State base, State carry, SpanModes modes) {
     std::ptrdiff_t done = 0;
-    if constexpr (is_vectorized<A, T>() && std::is_floating_point<T>::value &&
-                  (std::is_same<Op, Maximum>::value || std::is_same<Op, Minimum>::value)) {
+    if constexpr (is_vectorized<A, T>() && std::is_floating_point<T>::value && Op::has_nan_free_variant) {
         // The blocks in scan order up to the first with a NaN (none if the running value or the base is NaN) take
         // NaNFreeExtremum, the same bits for less work; the rest, the full op. Whole blocks of vectors, so every
         // vector sits where one scan_steps over the span would put it. Two blocks are checked, then scanned while
         // in L1: checking a whole span first took 1.7x as long out of cache, and a call per block (of constant
         // length) trips GCC 12's -Waggressive-loop-optimizations on aarch64, a false report.
-        using Fast = NaNFreeExtremum<std::is_same<Op, Maximum>::value>;
+        using Fast = typename Op::NaNFree;
         constexpr std::ptrdiff_t block = 32 * std::ptrdiff_t(xsimd::batch<T, A>::size);
         constexpr std::ptrdiff_t window = 2 * block;
         bool clean = !std::isnan(carry) && !(modes.has_base && std::isnan(base));
@@ -276,16 +227,10 @@ State scan_span(const T* in, O* out, std::ptrdiff_t n, State base, State carry, 
     }
 }
 
-// Running maxima and minima: Extremum and its variants.
-template <class Op>
-constexpr bool is_extremum() {
-    return std::is_base_of<Extremum<true>, Op>::value || std::is_base_of<Extremum<false>, Op>::value;
-}
-
 // The op between the running vector and the next vector's prefix: a float sum's on the pipes Lanes::add_beside picks.
 template <class A, class Op, class V>
 V apply_between_vectors(const V& running, const V& x) {
-    if constexpr (std::is_base_of<Summation, Op>::value || std::is_base_of<WidenedSummation, Op>::value) {
+    if constexpr (Op::adds_beside) {
         if constexpr (std::is_floating_point<typename V::value_type>::value) {
             return Lanes<A>::add_beside(running, x);
         }
@@ -317,7 +262,7 @@ State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, St
             const B x = Op::admit(elements.template vector<B>(at));
             B result;
             bool ahead = false;
-            if constexpr (is_extremum<Op>()) {
+            if constexpr (Op::selects_an_operand) {
                 // Every output is the running value: most vectors of a running extremum of unordered data.
                 ahead = Op::stays_ahead(running, x);
                 result = running;
@@ -360,8 +305,8 @@ State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, St
 // scan_span from st; where st.streams, past the caches (streams_lines).
 template <class A, class T, class Op, bool Reverse, class State, class O>
 State scan_span_of(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive) {
-    if constexpr (scans_from_base<Op>()) {
-        return scan_log_sum_exp_span<A, T, Reverse>(in, out, n, st, exclusive);
+    if constexpr (Op::scans_chunks_from_totals) {
+        return Op::template scan_span<A, T, Reverse>(in, out, n, st, exclusive);
     } else {
         const SpanModes modes{exclusive, st.has_base};
         const auto span = [&](std::ptrdiff_t at, std::ptrdiff_t count, State carry, auto streams) {
@@ -374,7 +319,7 @@ State scan_span_of(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, 
         constexpr bool may_stream = streams_lines<A, T, Op>() && std::is_same<O, T>::value;
         const bool streams = may_stream && st.streams && element_aligned;
         std::ptrdiff_t head = 0;
-        if constexpr (is_vectorized<A, T>() && (std::is_integral<T>::value || is_extremum<Op>())) {
+        if constexpr (is_vectorized<A, T>() && (std::is_integral<T>::value || Op::selects_an_operand)) {
             // Exact ops start their vectors where out is aligned, which streaming stores need and which splits no
             // store across cache lines (running maximum of 16384 float32 at 16 bytes past a page: 2.32 -> 2.03 us).
             // Float sums keep their vectors where the line starts: their grouping is their rounding. Streamed float

@@ -10,6 +10,7 @@
 #include "half_line_kernels.hpp"
 #include "indexed_kernels.hpp"
 #include "kernels.hpp"
+#include "log_sum_exp_kernels.hpp"
 #include "outer_kernels.hpp"
 #include "scan_kernels.hpp"
 #include "two_axes_kernels.hpp"
@@ -23,7 +24,7 @@ template <class A, class T, class Op>
 void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     k.scan[0] = &scan_line<A, T, Op, false>;
     k.scan[1] = &scan_line<A, T, Op, true>;
-    if constexpr (scans_from_base<Op>()) {
+    if constexpr (Op::scans_chunks_from_totals) {
         k.scan_local[0] = k.scan_local[1] = nullptr;
         k.rebase = nullptr;
     } else {
@@ -43,20 +44,20 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     k.advance[0] = &advance_rows<A, T, Op, false>;
     k.advance[1] = &advance_rows<A, T, Op, true>;
     k.apply = &apply_op<T, Op>;
-    if constexpr (std::is_same<Op, Maximum>::value || std::is_same<Op, Minimum>::value) {
+    if constexpr (Op::writes_indices) {
         k.scan_indexed = &scan_indexed<A, T, Op>;
         k.advance_indexed = &advance_indexed<A, T, Op>;
     } else {
         k.scan_indexed = nullptr;
         k.advance_indexed = nullptr;
     }
-    if constexpr (std::is_same<Op, LogAddExp>::value) {
-        k.total[0] = &log_sum_exp_total<A, T, false>;
-        k.total[1] = &log_sum_exp_total<A, T, true>;
+    if constexpr (Op::scans_chunks_from_totals) {
+        k.total[0] = &Op::template total<A, T, false>;
+        k.total[1] = &Op::template total<A, T, true>;
     } else {
         k.total[0] = k.total[1] = nullptr;
     }
-    if constexpr (std::is_same<Op, Summation>::value) {
+    if constexpr (Op::builds_tables) {
         k.two_axes_row[0][0] = &scan_two_axes_row<A, T, Op, false, false>;
         k.two_axes_row[0][1] = &scan_two_axes_row<A, T, Op, false, true>;
         k.two_axes_row[1][0] = &scan_two_axes_row<A, T, Op, true, false>;
@@ -65,7 +66,7 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
         k.two_axes_row[0][0] = k.two_axes_row[0][1] = k.two_axes_row[1][0] = k.two_axes_row[1][1] = nullptr;
     }
     // Only integers of two bytes or more and real floats are wider than another type (widens_exactly).
-    if constexpr (std::is_same<Op, Summation>::value && std::is_arithmetic<T>::value && sizeof(T) > 1) {
+    if constexpr (Op::builds_tables && std::is_arithmetic<T>::value && sizeof(T) > 1) {
         k.two_axes_widened_row[0][0] = &scan_two_axes_widened_row<A, T, Op, false, false>;
         k.two_axes_widened_row[0][1] = &scan_two_axes_widened_row<A, T, Op, false, true>;
         k.two_axes_widened_row[1][0] = &scan_two_axes_widened_row<A, T, Op, true, false>;
@@ -74,15 +75,13 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
         k.two_axes_widened_row[0][0] = k.two_axes_widened_row[0][1] = nullptr;
         k.two_axes_widened_row[1][0] = k.two_axes_widened_row[1][1] = nullptr;
     }
-    if constexpr (std::is_same<Op, Summation>::value &&
-                  (std::is_same<T, std::uint32_t>::value || std::is_same<T, double>::value)) {
+    if constexpr (Op::builds_tables && (std::is_same<T, std::uint32_t>::value || std::is_same<T, double>::value)) {
         k.two_axes_byte_row[0] = &scan_two_axes_byte_row<A, T, false>;
         k.two_axes_byte_row[1] = &scan_two_axes_byte_row<A, T, true>;
     } else {
         k.two_axes_byte_row[0] = k.two_axes_byte_row[1] = nullptr;
     }
-    if constexpr (std::is_same<T, float>::value && (std::is_same<Op, Summation>::value || std::is_same<Op, Product>::value ||
-                                                    std::is_same<Op, WidenedSummation>::value)) {
+    if constexpr (std::is_same<T, float>::value && Op::scans_float16_in_registers) {
         k.scan_half[0] = &scan_half_line<A, Op, false>;
         k.scan_half[1] = &scan_half_line<A, Op, true>;
     } else {
