@@ -1,6 +1,7 @@
 // Threads: the pool, how many threads a job gets, and how long lines are cut into chunks that threads share.
 #include "parallel.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -36,7 +37,7 @@ constexpr std::ptrdiff_t parallel_threshold_bytes = 1 << 20;
 class Pool {
 public:
     // Returns false (running nothing) when another caller's job holds the pool.
-    bool try_run(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& task) {
+    bool try_run(std::size_t count, std::size_t threads, TaskRef task) {
         std::unique_lock<std::mutex> job(job_mutex_, std::try_to_lock);
         if (!job.owns_lock()) {
             return false;
@@ -108,7 +109,7 @@ private:
     std::condition_variable done_;
     std::vector<std::thread> workers_;
     std::uint64_t generation_ = 0;
-    const std::function<void(std::size_t)>* task_ = nullptr;
+    const TaskRef* task_ = nullptr;
     std::size_t count_ = 0;
     std::atomic<std::size_t> next_{0};
     std::size_t helpers_ = 0;
@@ -150,7 +151,7 @@ void order_streamed_stores() {
 #endif
 }
 
-void parallel_for(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& task) {
+void parallel_for(std::size_t count, std::size_t threads, TaskRef task) {
     if (threads > count) {
         threads = count;
     }
@@ -160,6 +161,18 @@ void parallel_for(std::size_t count, std::size_t threads, const std::function<vo
     for (std::size_t i = 0; i < count; ++i) {
         task(i);
     }
+}
+
+void parallel_ranges(std::ptrdiff_t total, std::size_t threads,
+                     FunctionRef<void(std::ptrdiff_t begin, std::ptrdiff_t end)> body) {
+    const std::ptrdiff_t parts = std::min<std::ptrdiff_t>(total, std::ptrdiff_t(threads) * 4);
+    if (threads <= 1 || parts <= 1) {
+        body(std::ptrdiff_t(0), total);
+        return;
+    }
+    parallel_for(std::size_t(parts), threads, [&](std::size_t part) {
+        body(total * std::ptrdiff_t(part) / parts, total * std::ptrdiff_t(part + 1) / parts);
+    });
 }
 
 std::size_t available_cores() {

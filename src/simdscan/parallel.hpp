@@ -4,23 +4,25 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <new>
 #include <thread>
 #include <vector>
 
+#include "function_ref.hpp"
 #include "kernels.hpp"
 #include "scan.hpp"
 
 namespace simdscan {
 namespace detail {
 
+using TaskRef = FunctionRef<void(std::size_t)>;
+
 // Runs task(i) for every i in [0, count) on up to `threads` threads of a persistent pool (no OpenMP runtime to
 // ship; safe after fork(): a child starts a new pool), the caller's included, and returns when all are done. The
 // first exception a task throws is rethrown here. When the pool is busy with another caller's job, the tasks run on
 // the calling thread instead of waiting.
-void parallel_for(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& task);
+void parallel_for(std::size_t count, std::size_t threads, TaskRef task);
 
 // Orders the stores the kernels streamed past the caches (non-temporal: weakly ordered on x86, and left unordered
 // by every kernel) before the calling thread's later stores, so that whoever reads the outputs after them sees them.
@@ -35,18 +37,9 @@ std::size_t available_cores();
 // The threads for a job reading `bytes` of input: 1 below a threshold, else get_num_threads().
 std::size_t threads_for(std::ptrdiff_t bytes);
 
-// Splits [0, total) into about `parts` contiguous ranges and runs them in parallel.
-template <class Body>
-void parallel_ranges(std::ptrdiff_t total, std::size_t threads, Body&& body) {
-    const std::ptrdiff_t parts = std::min<std::ptrdiff_t>(total, std::ptrdiff_t(threads) * 4);
-    if (threads <= 1 || parts <= 1) {
-        body(std::ptrdiff_t(0), total);
-        return;
-    }
-    parallel_for(std::size_t(parts), threads, [&](std::size_t part) {
-        body(total * std::ptrdiff_t(part) / parts, total * std::ptrdiff_t(part + 1) / parts);
-    });
-}
+// Splits [0, total) into about `parts` contiguous ranges and runs body(begin, end) for each, in parallel.
+void parallel_ranges(std::ptrdiff_t total, std::size_t threads,
+                     FunctionRef<void(std::ptrdiff_t begin, std::ptrdiff_t end)> body);
 
 // The chunk structure of a long line, in scan order: chunk k is [k * size, min(n, (k + 1) * size)).
 struct Chunks {

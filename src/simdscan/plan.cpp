@@ -292,6 +292,40 @@ std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc
     return plan;
 }
 
+void for_each_run(const std::vector<Dim>& dims, std::ptrdiff_t begin, std::ptrdiff_t end,
+                  FunctionRef<void(const LineOffsets& first, std::ptrdiff_t count)> visit) {
+    if (dims.empty()) {
+        if (begin < end) {
+            visit(LineOffsets{0, 0, 0}, std::ptrdiff_t(1));
+        }
+        return;
+    }
+    const std::size_t last = dims.size() - 1;
+    std::vector<std::ptrdiff_t> index(dims.size());
+    std::ptrdiff_t rest = begin;
+    for (std::size_t d = dims.size(); d-- > 0;) {
+        index[d] = rest % dims[d].size;
+        rest /= dims[d].size;
+    }
+    std::ptrdiff_t line = begin;
+    while (line < end) {
+        LineOffsets first{0, 0, 0};
+        for (std::size_t d = 0; d < dims.size(); ++d) {
+            first.in += index[d] * dims[d].in_stride;
+            first.out += index[d] * dims[d].out_stride;
+            first.indices += index[d] * dims[d].indices_stride;
+        }
+        const std::ptrdiff_t count = std::min(dims[last].size - index[last], end - line);
+        visit(first, count);
+        line += count;
+        index[last] += count;
+        for (std::size_t d = last; d > 0 && index[d] == dims[d].size; --d) {
+            index[d] = 0;
+            ++index[d - 1];
+        }
+    }
+}
+
 }  // namespace detail
 
 bool widens_exactly(DataType from, DataType to) {
