@@ -74,17 +74,25 @@ void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w, bool excl
     if constexpr (is_vectorized<A, T>()) {
         using B = typename Op::template vector<T, A>;
         streams = streams && streams_vectors<B, T>();
-        walk_row<std::ptrdiff_t(B::size), Descending>(
-            w, streams ? aligning_head<B, false>(out, w) : 0,
-            [&](std::ptrdiff_t j) {
-                const B x = Op::admit(load_vector<B>(in + j));  // before out is written: out may equal in
-                typename Op::template state<B> before;
-                load_state(before, carry, w, j);
-                const auto after = Op::apply(before, Op::lift(x));
-                store_state(after, carry, w, j);
-                store_or_stream(out + j, Op::lower(exclusive ? before : after), streams);
-            },
-            element);
+        // The vector step compiled for each mode, not tested in it (as scan_packed_rows').
+        const auto walk = [&](auto exclusive_rows) {
+            walk_row<std::ptrdiff_t(B::size), Descending>(
+                w, streams ? aligning_head<B, false>(out, w) : 0,
+                [&](std::ptrdiff_t j) {
+                    const B x = Op::admit(load_vector<B>(in + j));  // before out is written: out may equal in
+                    typename Op::template state<B> before;
+                    load_state(before, carry, w, j);
+                    const auto after = Op::apply(before, Op::lift(x));
+                    store_state(after, carry, w, j);
+                    store_or_stream(out + j, Op::lower(decltype(exclusive_rows)::value ? before : after), streams);
+                },
+                element);
+        };
+        if (exclusive) {
+            walk(std::true_type{});
+        } else {
+            walk(std::false_type{});
+        }
     } else {
         walk_row<1, Descending>(w, 0, element, element);
     }

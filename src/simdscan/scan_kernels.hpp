@@ -409,16 +409,25 @@ std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrd
     const VectorState fill = splat<B>(Op::template neutral<T>());
     const B identity(Lane(Op::template identity<T>()));
     const std::ptrdiff_t vectors = rows * n / std::ptrdiff_t(lanes);
-    for (std::ptrdiff_t v = 0; v < vectors; ++v) {
-        const std::ptrdiff_t at = v * std::ptrdiff_t(lanes);
-        const VectorState elements = Op::lift(Op::admit(load_vector<B>(in + at)));
-        const VectorState prefix = row_prefix<A, Op, Reverse, 1>(elements, fill, row_position, std::size_t(n));
-        B result = Op::lower(prefix);
-        if (exclusive) {
-            result =
-                xsimd::select(row_position >= B(Lane(1)), Op::lower(shifted<A, Reverse, 1>(prefix, fill)), identity);
+    // The loop compiled for each mode, not tested in it: a test per vector took 1000000 rows of 8 float32 1.17x as
+    // long (Intel Xeon).
+    const auto scan_vectors = [&](auto exclusive_rows) {
+        for (std::ptrdiff_t v = 0; v < vectors; ++v) {
+            const std::ptrdiff_t at = v * std::ptrdiff_t(lanes);
+            const VectorState elements = Op::lift(Op::admit(load_vector<B>(in + at)));
+            const VectorState prefix = row_prefix<A, Op, Reverse, 1>(elements, fill, row_position, std::size_t(n));
+            if constexpr (decltype(exclusive_rows)::value) {
+                store_vector(out + at, xsimd::select(row_position >= B(Lane(1)),
+                                                     Op::lower(shifted<A, Reverse, 1>(prefix, fill)), identity));
+            } else {
+                store_vector(out + at, Op::lower(prefix));
+            }
         }
-        store_vector(out + at, result);
+    };
+    if (exclusive) {
+        scan_vectors(std::true_type{});
+    } else {
+        scan_vectors(std::false_type{});
     }
     return vectors * std::ptrdiff_t(lanes) / n;
 }
