@@ -36,7 +36,12 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
     a : array_like
         Input data: anything :func:`numpy.asarray` accepts (lists, scalars, arrays of any layout: strided,
         transposed, reversed, broadcast, byte-swapped, read-only). A contiguous input is never copied, and ``a``
-        is never modified unless it is also ``out``.
+        is never modified unless it is also ``out``. An ndarray subclass (``numpy.matrix`` included) gives its own
+        type back, through ``__array_wrap__`` as :func:`numpy.cumsum` does. A :class:`numpy.ma.MaskedArray` is
+        scanned with its masked elements as the identity (0 here; 1 for products, the dtype's lowest or highest
+        value for running extrema, -inf for :func:`logcumsumexp`), and the result is masked where ``a`` is, as
+        :func:`numpy.ma.cumsum` does. A :class:`dask.array.Array` goes to :func:`simdscan.dask.cumsum`, lazily
+        (``out=`` is then a TypeError). Every scan of simdscan takes them so.
     axis : int, tuple of ints or None, default None
         DirectML's ``Axis``: the axis to scan; negative counts from the end. ``None`` scans the C-order
         flattened array and returns it 1-D, as :func:`numpy.cumsum` does; a 0-d input is scanned as shape (1,).
@@ -66,7 +71,8 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
     out : ndarray, optional
         Where to write the result: an ndarray of the result's shape and dtype, writable, with any strides.
         ``out=a`` scans in place, as DirectML allows; an ``out`` that partly overlaps ``a`` still gets the right
-        answer. When the call raises, ``out`` is left untouched.
+        answer. When the call raises, ``out`` is left untouched. With a masked ``a``, a masked ``out`` gets the
+        mask too, an ndarray the values only (as in NumPy).
     compensated : bool, default False
         Beyond DirectML: accumulate floating and complex sums with Neumaier's compensation (the rounding error of
         every addition is kept aside and added back), in the result dtype. Each output is then within
