@@ -284,3 +284,18 @@ def test_other_objects_keep_the_asarray_rule_and_import_no_dask():
             "print(simdscan.cumsum(Listish()).tolist(), simdscan.cumsum([1, 2]).tolist(), 'dask' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["[0,", "1,", "3,", "6]", "[1,", "3]", "False"]
+
+
+@pytest.mark.parametrize("name", list(SCANS))
+@pytest.mark.parametrize("decreasing, exclusive", [(False, False), (False, True), (True, False), (True, True)])
+def test_masked_dask_chunks_follow_the_rule(name, decreasing, exclusive):
+    da = pytest.importorskip("dask.array")
+    import simdscan.dask
+
+    a = masked_values("C", (7, 5))
+    direction = "decreasing" if decreasing else "increasing"
+    got = getattr(simdscan.dask, name)(da.from_array(a, chunks=(3, 2), asarray=False), 0, direction=direction,
+                                       exclusive=exclusive).compute()
+    want = masked_reference(name, a, 0, decreasing, exclusive)
+    np.testing.assert_array_equal(np.ma.getmaskarray(got), want.mask)
+    np.testing.assert_allclose(np.ma.getdata(got), want.data, rtol=1e-13 if name == "logcumsumexp" else 0)

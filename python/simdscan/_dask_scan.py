@@ -157,15 +157,16 @@ def _block_total(
         shape = list((local[0] if op.indices else local).shape)
         shape[axis] = 1
         return _neutral_block(shape, op, acc)
+    # A masked chunk's total is its data: its masked elements entered the scan as the identity.
     if not exclusive:
         if op.indices:
-            return tuple(_edge(part, axis, decreasing).copy() for part in local)
-        return _edge(local, axis, decreasing).copy()
+            return tuple(np.array(_edge(part, axis, decreasing)) for part in local)
+        return np.array(_edge(local, axis, decreasing))
     (x,) = block
-    last = _scan_chunk(_edge(x, axis, decreasing), op, axis, Direction.INCREASING, False, rdt, acc, False)
+    last = np.asarray(_scan_chunk(_edge(x, axis, decreasing), op, axis, Direction.INCREASING, False, rdt, acc, False))
     if n == 1:
         return last
-    return _apply(op, _edge(local, axis, decreasing), last)
+    return _apply(op, np.asarray(_edge(local, axis, decreasing)), last)
 
 
 def _apply(op: _Op, a: Any, b: Any) -> Any:
@@ -215,7 +216,7 @@ def _combine(
         return _to_result(local, rdt)
     result = _apply(op, carry, local)
     if exclusive and local.shape[axis] > 0:
-        result[_first_slot(local.ndim, axis, decreasing)] = carry
+        np.asarray(result)[_first_slot(local.ndim, axis, decreasing)] = carry  # (a masked result keeps its mask)
     return _to_result(result, rdt)
 
 
