@@ -81,8 +81,8 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
         bound is m*u*sum|x_j|. Every layout, direction and mode is compensated and vectorized (complex sums run
         scalar, as in the plain scan); float16, float32 and complex64 accumulate in double precision. Integer
         sums are exact already: the flag changes nothing for them. Costs about 2x (float32) to 4x (float64) the
-        plain scan's time, in cache or out: the compensated kernels are compute-bound (see the README's
-        benchmark).
+        plain scan's time, in cache or out: the compensated kernels are compute-bound (see
+        benchmarks/README.md).
 
     Returns
     -------
