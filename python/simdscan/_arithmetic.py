@@ -120,7 +120,7 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
         decreasing, inclusive  x[i]   ... x[n-1]       1+2+3+4  2+3+4   3+4     4         [10, 9, 7, 4]   [24, 24, 12, 4]
         decreasing, exclusive  x[i+1] ... x[n-1]       2+3+4    3+4     4       0         [9, 7, 4, 0]    [24, 12, 4, 1]
 
-    Floating-point results stay within the recursive-summation error bound (|got - exact| <= m*u*sum|x_j| over
+    Floating-point results stay within the recursive-summation error bound (``|got - exact| <= m*u*sum|x_j|`` over
     an output's m terms); NaN and inf propagate as in NumPy. The GIL is released for inputs of 16Ki elements or
     more, and large scans split across simdscan's thread pool (:func:`set_num_threads`); results do not depend
     on the thread count.
