@@ -185,6 +185,14 @@ def test_masked_identities_of_integers_and_bools(name, dtype):
     np.testing.assert_array_equal(got.mask, a.mask)
 
 
+def test_masked_integer_logcumsumexp_in_a_given_dtype():
+    a = np.ma.array([0, 1, 2], mask=[0, 1, 0], dtype=np.int16)
+    got = simdscan.logcumsumexp(a, dtype=np.dtype(np.float32))  # (an np.dtype is falsy: no `or` default)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got.data, np.logaddexp.accumulate(np.array([0, -np.inf, 2], np.float32)), rtol=1e-6)
+    np.testing.assert_array_equal(got.mask, a.mask)
+
+
 @pytest.mark.parametrize("name", ["cummax", "cummin"])
 def test_masked_values_and_indices(name):
     a = np.ma.array([[3.0, 9.0, 1.0, 4.0], [2.0, 0.0, 8.0, 8.0]], mask=[[0, 1, 0, 0], [1, 0, 0, 0]])

@@ -17,13 +17,11 @@ from ._axes import is_decreasing
 
 Function = TypeVar("Function", bound=Callable[..., Any])
 
-# Each scan's identity: the value a masked element takes (sums 0, products 1, extrema the dtype's far end).
-_IDENTITY = {
-    "cumsum": "zero", "nancumsum": "zero", "cumulative_sum": "zero",
-    "cumprod": "one", "nancumprod": "one", "cumulative_prod": "one",
-    "cummax": "lowest", "nancummax": "lowest", "logcumsumexp": "lowest",
-    "cummin": "highest", "nancummin": "highest",
-}
+# The scans whose identity (what a masked element becomes) is 0, 1 and the dtype's highest value; the others'
+# (cummax, nancummax, logcumsumexp) is its lowest.
+_SUMS = ("cumsum", "nancumsum", "cumulative_sum")
+_PRODUCTS = ("cumprod", "nancumprod", "cumulative_prod")
+_MINIMA = ("cummin", "nancummin")
 
 
 def takes_array_types(function: Function) -> Function:
@@ -79,10 +77,9 @@ def scan_other(name: str, function: Callable[..., Any], a: Any, options: Dict[st
 
 def identity_of(name: str, dtype: np.dtype) -> Any:
     """The value of ``dtype`` that scan ``name`` leaves its running value unchanged with."""
-    kind = _IDENTITY[name]
-    if kind in ("zero", "one"):
-        return 0 if kind == "zero" else 1
-    lowest = kind == "lowest"
+    if name in _SUMS or name in _PRODUCTS:
+        return 0 if name in _SUMS else 1
+    lowest = name not in _MINIMA
     if dtype.kind == "b":
         return not lowest
     if dtype.kind in "iu":
@@ -97,7 +94,8 @@ def _scan_masked(name: str, function: Callable[..., Any], a: Any, options: Dict[
     data = np.ma.getdata(a)
     mask = np.ma.getmask(a)
     if name == "logcumsumexp" and data.dtype.kind in "biu":  # -inf needs the float dtype it is computed in
-        data = data.astype(options.get("dtype") or np.float64)
+        dtype = options.get("dtype")
+        data = data.astype(np.float64 if dtype is None else dtype)
     if mask is not np.ma.nomask:
         data = data.copy()
         data[mask] = identity_of(name, data.dtype)
