@@ -117,11 +117,16 @@ LAYOUTS = ["C", "fortran", "transposed", "reversed", "stepped", "readonly"]
 @pytest.mark.parametrize("shape, axis", [((7,), None), ((7,), 0), ((4, 5), None), ((4, 5), 0), ((4, 5), -1),
                                          ((2, 3, 4), 1), ((0, 3), 1)])
 @pytest.mark.parametrize("name", ["cumsum", "cumprod"])
-def test_masked_sums_and_products_are_numpy_mas(layout, shape, axis, name):
+@pytest.mark.parametrize("decreasing", [False, True])
+def test_masked_sums_and_products_are_numpy_mas(layout, shape, axis, name, decreasing):
     a = masked_values(layout, shape)
     before = a.copy()
-    got = getattr(simdscan, name)(a, axis)
-    want = getattr(np.ma, name)(a, axis)
+    got = getattr(simdscan, name)(a, axis, direction="decreasing" if decreasing else "increasing")
+    if decreasing:  # np.ma's scan of the reversed axis, reversed back
+        line, along = (a.reshape(-1), 0) if axis is None else (a, axis)
+        want = np.flip(getattr(np.ma, name)(np.flip(line, along), along), along)
+    else:
+        want = getattr(np.ma, name)(a, axis)
     assert isinstance(got, np.ma.MaskedArray)
     np.testing.assert_array_equal(np.ma.getmaskarray(got), np.ma.getmaskarray(want))
     np.testing.assert_array_equal(got.data, want.data)  # the masked places hold the running value, as NumPy's
