@@ -7,6 +7,7 @@ does: they are no part of the package): each module must have examples, and ever
 
 import doctest
 import importlib
+import re
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,8 @@ import simdscan
 MODULES = ["simdscan", "simdscan.dask", "simdscan.__main__"]
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 BENCHMARK_MODULES = ["workloads", "bench", "summed_area"]
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = ["README.md", "docs/guide.md", "docs/accuracy.md", "docs/design.md"]
 
 
 def check_examples(name, module):
@@ -38,6 +41,22 @@ def test_benchmark_docstring_examples(name, monkeypatch):
     monkeypatch.delenv("SIMDSCAN_NUM_THREADS", raising=False)
     monkeypatch.syspath_prepend(str(BENCHMARKS))  # the benchmark's modules import each other by their file names
     check_examples(f"benchmarks/{name}.py", importlib.import_module(name))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_examples(page):
+    """The ``>>>`` examples of the README and the docs' pages run as written (their code fences taken out, np and
+    simdscan at hand); the result cache size that one of them sets is restored after."""
+    path = ROOT / page
+    text = re.sub(r"^```.*$", "", path.read_text(encoding="utf-8"), flags=re.M)
+    test = doctest.DocTestParser().get_doctest(text, {"np": np, "simdscan": simdscan}, page, str(path), 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+    before = simdscan.get_result_cache_size()
+    try:
+        result = runner.run(test)
+    finally:
+        simdscan.set_result_cache_size(before)
+    assert result.attempted > 0 and result.failed == 0, f"{result.failed} examples of {page} failed (report above)"
 
 
 def test_cumsum_help_explains_every_flag():

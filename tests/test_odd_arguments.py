@@ -85,12 +85,13 @@ def _matrix(rows):
 
 @pytest.mark.parametrize("op", OPS)
 def test_matrix_input_flattens_like_asarray(op):
-    """axis=None scans numpy.asarray(m) flattened: 1-D, [1, 3, 6, 10] for the sum.  (Builds that
-    pass the np.matrix itself on get its 2-D reshape, shape (1, 4), scanned along a length-1 axis:
-    the input comes back unscanned.)"""
+    """axis=None scans numpy.asarray(m) flattened, [1, 3, 6, 10] for the sum, and returns it as np.cumsum does: a
+    matrix, shape (1, 4).  (Builds that pass the np.matrix itself on get its 2-D reshape, shape (1, 4), scanned
+    along a length-1 axis: the input comes back unscanned.)"""
     m = _matrix([[1, 2], [3, 4]])
     got = func(op)(m)
-    check_scan(got, op, np.asarray(m))
+    assert type(got) is np.matrix and got.shape == (1, 4)
+    check_scan(np.asarray(got).reshape(-1), op, np.asarray(m))
 
 
 @pytest.mark.parametrize("op", OPS)

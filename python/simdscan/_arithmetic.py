@@ -36,7 +36,12 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
     a : array_like
         Input data: anything :func:`numpy.asarray` accepts (lists, scalars, arrays of any layout: strided,
         transposed, reversed, broadcast, byte-swapped, read-only). A contiguous input is never copied, and ``a``
-        is never modified unless it is also ``out``.
+        is never modified unless it is also ``out``. An ndarray subclass (``numpy.matrix`` included) gives its own
+        type back, through ``__array_wrap__`` as :func:`numpy.cumsum` does. A :class:`numpy.ma.MaskedArray` is
+        scanned with its masked elements as the identity (0 here; 1 for products, the dtype's lowest or highest
+        value for running extrema, -inf for :func:`logcumsumexp`), and the result is masked where ``a`` is, as
+        :func:`numpy.ma.cumsum` does. A :class:`dask.array.Array` goes to :func:`simdscan.dask.cumsum`, lazily
+        (``out=`` is then a TypeError). Every scan of simdscan takes them so.
     axis : int, tuple of ints or None, default None
         DirectML's ``Axis``: the axis to scan; negative counts from the end. ``None`` scans the C-order
         flattened array and returns it 1-D, as :func:`numpy.cumsum` does; a 0-d input is scanned as shape (1,).
@@ -66,7 +71,8 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
     out : ndarray, optional
         Where to write the result: an ndarray of the result's shape and dtype, writable, with any strides.
         ``out=a`` scans in place, as DirectML allows; an ``out`` that partly overlaps ``a`` still gets the right
-        answer. When the call raises, ``out`` is left untouched.
+        answer. When the call raises, ``out`` is left untouched. With a masked ``a``, a masked ``out`` gets the
+        mask too, an ndarray the values only (as in NumPy).
     compensated : bool, default False
         Beyond DirectML: accumulate floating and complex sums with Neumaier's compensation (the rounding error of
         every addition is kept aside and added back), in the result dtype. Each output is then within
@@ -75,8 +81,8 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
         bound is m*u*sum|x_j|. Every layout, direction and mode is compensated and vectorized (complex sums run
         scalar, as in the plain scan); float16, float32 and complex64 accumulate in double precision. Integer
         sums are exact already: the flag changes nothing for them. Costs about 2x (float32) to 4x (float64) the
-        plain scan's time, in cache or out: the compensated kernels are compute-bound (see the README's
-        benchmark).
+        plain scan's time, in cache or out: the compensated kernels are compute-bound (see
+        benchmarks/README.md).
 
     Returns
     -------
@@ -114,7 +120,7 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
         decreasing, inclusive  x[i]   ... x[n-1]       1+2+3+4  2+3+4   3+4     4         [10, 9, 7, 4]   [24, 24, 12, 4]
         decreasing, exclusive  x[i+1] ... x[n-1]       2+3+4    3+4     4       0         [9, 7, 4, 0]    [24, 12, 4, 1]
 
-    Floating-point results stay within the recursive-summation error bound (|got - exact| <= m*u*sum|x_j| over
+    Floating-point results stay within the recursive-summation error bound (``|got - exact| <= m*u*sum|x_j|`` over
     an output's m terms); NaN and inf propagate as in NumPy. The GIL is released for inputs of 16Ki elements or
     more, and large scans split across simdscan's thread pool (:func:`set_num_threads`); results do not depend
     on the thread count.

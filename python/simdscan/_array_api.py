@@ -8,6 +8,7 @@ import numpy as np
 
 from . import _core
 from ._arithmetic import _cumprod_axis, _cumsum_axis
+from ._array_types import takes_array_types
 from ._axes import is_decreasing, normalize_axis
 from ._runtime import Direction
 
@@ -128,6 +129,7 @@ def _cumulative(
     return target
 
 
+@takes_array_types
 def cumulative_sum(
     x: Any, /, *, axis: Optional[int] = None, dtype: Any = None, out: Optional[np.ndarray] = None,
     include_initial: bool = False, direction: Union[Direction, str] = "increasing",
@@ -140,7 +142,8 @@ def cumulative_sum(
     Parameters
     ----------
     x : array_like
-        Input data, of any layout; a 0-d input is scanned as shape (1,) (``numpy.atleast_1d``).
+        Input data, of any layout; a 0-d input is scanned as shape (1,) (``numpy.atleast_1d``). Subclasses, masked
+        and Dask arrays as in :func:`cumsum` (the identity that ``include_initial`` adds is never masked).
     axis : int, optional
         The axis to scan; negative counts from the end. May be left out only for a 1-D (or 0-d) ``x``: otherwise
         ValueError, as in NumPy. Out of range: ``numpy.exceptions.AxisError``.
@@ -210,6 +213,7 @@ def cumulative_sum(
     return _cumulative(False, x, axis, dtype, out, include_initial, direction)
 
 
+@takes_array_types
 def cumulative_prod(
     x: Any, /, *, axis: Optional[int] = None, dtype: Any = None, out: Optional[np.ndarray] = None,
     include_initial: bool = False, direction: Union[Direction, str] = "increasing",

@@ -16,7 +16,7 @@ import simdscan
 
 from ._array_api import _cumulative_axis, _scannable
 from ._axes import is_decreasing, normalize_axes, per_axis
-from ._runtime import Direction
+from ._runtime import Direction, off_in_dask_workers
 
 _Direction = Union[Direction, str]
 
@@ -42,6 +42,16 @@ _OPS: dict[str, _Op] = {
     "nancumprod": _Op(simdscan.nancumprod, np.multiply, True),
     "logcumsumexp": _Op(simdscan.logcumsumexp, np.logaddexp, True),
 }
+
+
+#: Dask's values of ``method=`` (dask.array.cumsum): how it combines chunk totals, where simdscan has its own way
+_DASK_METHODS = ("sequential", "blelloch")
+
+
+def check_method(method: Any) -> None:
+    """Raises ValueError for a ``method=`` that Dask's cumulative functions do not take either."""
+    if not isinstance(method, str) or method not in _DASK_METHODS:
+        raise ValueError(f"method must be 'sequential' or 'blelloch' (Dask's values), got {method!r}")
 
 
 def _neutral(op: _Op, dtype: np.dtype) -> Any:
@@ -94,6 +104,7 @@ def _scan_chunk(
     compensated: bool,
 ) -> Any:
     """simdscan's scan of one chunk (or one slice of it), in the accumulation dtype."""
+    off_in_dask_workers()
     extra: dict[str, Any] = {"compensated": True} if compensated else {}
     if op.casts:
         block, extra["dtype"] = _prepare(block, rdt, acc), acc
@@ -146,15 +157,16 @@ def _block_total(
         shape = list((local[0] if op.indices else local).shape)
         shape[axis] = 1
         return _neutral_block(shape, op, acc)
+    # A masked chunk's total is its data: its masked elements entered the scan as the identity.
     if not exclusive:
         if op.indices:
-            return tuple(_edge(part, axis, decreasing).copy() for part in local)
-        return _edge(local, axis, decreasing).copy()
+            return tuple(np.array(_edge(part, axis, decreasing)) for part in local)
+        return np.array(_edge(local, axis, decreasing))
     (x,) = block
-    last = _scan_chunk(_edge(x, axis, decreasing), op, axis, Direction.INCREASING, False, rdt, acc, False)
+    last = np.asarray(_scan_chunk(_edge(x, axis, decreasing), op, axis, Direction.INCREASING, False, rdt, acc, False))
     if n == 1:
         return last
-    return _apply(op, _edge(local, axis, decreasing), last)
+    return _apply(op, np.asarray(_edge(local, axis, decreasing)), last)
 
 
 def _apply(op: _Op, a: Any, b: Any) -> Any:
@@ -204,7 +216,7 @@ def _combine(
         return _to_result(local, rdt)
     result = _apply(op, carry, local)
     if exclusive and local.shape[axis] > 0:
-        result[_first_slot(local.ndim, axis, decreasing)] = carry
+        np.asarray(result)[_first_slot(local.ndim, axis, decreasing)] = carry  # (a masked result keeps its mask)
     return _to_result(result, rdt)
 
 

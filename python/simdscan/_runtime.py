@@ -139,7 +139,10 @@ def set_result_cache_size(nbytes: int) -> None:
     size is made in it, already mapped: as fast as ``out=``. On Linux the kernel may take the kept pages back
     whenever memory runs short (``MADV_FREE``); until then they count in the process's resident size. The results
     are ordinary arrays that own their memory. The default is 1 GiB, or an eighth of the machine's memory where that
-    is less (0, none, off Linux), or ``SIMDSCAN_RESULT_CACHE_SIZE`` at import.
+    is less (0, none, off Linux), or ``SIMDSCAN_RESULT_CACHE_SIZE`` at import; in a Dask ``distributed`` worker it is
+    0 from simdscan's first task there on, unless this function or ``SIMDSCAN_RESULT_CACHE_SIZE`` set it in that
+    process (with ``Client(processes=False)`` the workers are threads of the client's process, which then turns it
+    off as well).
 
     Parameters
     ----------
@@ -166,10 +169,12 @@ def set_result_cache_size(nbytes: int) -> None:
     >>> simdscan.set_result_cache_size(0)  # gives it back
     >>> simdscan.set_result_cache_size(before)
     """
+    global _result_cache_size_chosen
     nbytes = operator.index(nbytes)
     if not 0 <= nbytes <= sys.maxsize:
         raise ValueError(f"the result cache size must be between 0 and {sys.maxsize} bytes, got {nbytes}")
     _core.set_result_cache_size(nbytes)
+    _result_cache_size_chosen = True
 
 
 def get_result_cache_size() -> int:
@@ -179,7 +184,8 @@ def get_result_cache_size() -> int:
     -------
     int
         The value last set by :func:`set_result_cache_size` (or ``SIMDSCAN_RESULT_CACHE_SIZE`` at import); 0 when
-        another NumPy memory handler than the default one was in place at import, which then makes every array.
+        another NumPy memory handler than the default one was in place at import, which then makes every array,
+        and in a Dask ``distributed`` worker whose size nobody set (see :func:`set_result_cache_size`).
 
     Examples
     --------
@@ -187,7 +193,30 @@ def get_result_cache_size() -> int:
     >>> simdscan.get_result_cache_size() >= 0
     True
     """
+    off_in_dask_workers()
     return int(_core.get_result_cache_size())
+
+
+# Whether the result cache's size was set by set_result_cache_size (or SIMDSCAN_RESULT_CACHE_SIZE), which a Dask
+# worker keeps; and whether this process's cache was turned off as a worker's.
+_result_cache_size_chosen = False
+_off_as_a_worker = False
+
+
+def off_in_dask_workers() -> None:
+    """Turns the result cache off in a Dask ``distributed`` worker (where this runs as a task) whose size nobody set:
+    freed results kept there count as the worker's unmanaged memory, which its memory monitor warns of as a leak,
+    then pauses and restarts the worker for. Imports nothing: a worker has imported distributed already."""
+    global _off_as_a_worker
+    distributed = sys.modules.get("distributed")
+    if _result_cache_size_chosen or _off_as_a_worker or distributed is None:
+        return
+    try:
+        distributed.get_worker()
+    except ValueError:  # not in a worker's task
+        return
+    _core.set_result_cache_size(0)
+    _off_as_a_worker = True
 
 
 def _apply_from_environment(variable: str, apply: Callable[[str], None]) -> None:

@@ -3,7 +3,8 @@
 ``cumsum``, ``cumprod``, ``cummax``, ``cummin``, ``nancummax``, ``nancummin``, ``nancumsum``, ``nancumprod``,
 ``logcumsumexp``, ``cumulative_sum`` and ``cumulative_prod`` of this module take a :class:`dask.array.Array` and
 return one, lazily, with the semantics and the keywords of the NumPy-level function of the same name in
-:mod:`simdscan` (direction, exclusive, dtype, compensated, return_indices, include_initial), ``out=`` excepted.
+:mod:`simdscan` (direction, exclusive, dtype, compensated, return_indices, include_initial), ``out=`` excepted, and
+Dask's ``method=`` besides (accepted, see :func:`cumsum`). The NumPy-level functions hand a Dask array to these.
 This module needs Dask (``pip install simdscan[dask]``); ``import simdscan`` never imports it.
 
 How the scan is built (nothing is computed until the result is):
@@ -49,7 +50,7 @@ from typing import Any, Optional, Union
 import dask.array as da
 
 from ._arithmetic import Axis, Directions, Exclusives
-from ._dask_scan import _cumulative, _scan
+from ._dask_scan import _cumulative, _scan, check_method
 from ._runtime import Direction
 
 __all__ = [
@@ -61,7 +62,7 @@ __all__ = [
 # public API: one thin wrapper a function, its keywords those of simdscan's function of that name, out= excepted
 # --------------------------------------------------------------------------
 def cumsum(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
-           dtype: Any = None, compensated: bool = False) -> da.Array:
+           dtype: Any = None, compensated: bool = False, method: str = "sequential") -> da.Array:
     """Lazy cumulative sum of a Dask array along an axis, every chunk scanned by :func:`simdscan.cumsum`.
 
     Parameters
@@ -86,6 +87,10 @@ def cumsum(a: da.Array, axis: Axis = None, *, direction: Directions = "increasin
         exact prefix, as without Dask. float64 and complex128 carries are the chunk totals added in order,
         which adds at most one rounding of the carry per chunk boundary before the output (about
         (2 + chunks along the axis) * u * sum|x_j| in the worst case).
+    method : {"sequential", "blelloch"}, default "sequential"
+        Dask's own keyword (:func:`dask.array.cumsum`), accepted so that code written for Dask runs unchanged: either
+        value builds the same graph, as simdscan's chunk carries are its own (a chain of small tasks over the chunk
+        totals, above). Any other value: ValueError.
 
     Returns
     -------
@@ -115,11 +120,12 @@ def cumsum(a: da.Array, axis: Axis = None, *, direction: Directions = "increasin
     array([[1, 2, 3, 4],
            [2, 4, 6, 8]], dtype=int32)
     """
+    check_method(method)
     return _scan("cumsum", a, axis, direction, exclusive, dtype=dtype, compensated=compensated)
 
 
 def cumprod(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
-            dtype: Any = None) -> da.Array:
+            dtype: Any = None, method: str = "sequential") -> da.Array:
     """Lazy cumulative product of a Dask array along an axis, every chunk scanned by :func:`simdscan.cumprod`.
 
     Parameters are those of :func:`cumsum`; an empty exclusive range gives 1.
@@ -132,11 +138,12 @@ def cumprod(a: da.Array, axis: Axis = None, *, direction: Directions = "increasi
     >>> simdscan.dask.cumprod(x, exclusive=True).compute()
     array([  1,   1,   2,   6,  24, 120])
     """
+    check_method(method)
     return _scan("cumprod", a, axis, direction, exclusive, dtype=dtype)
 
 
 def cummax(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
-           return_indices: bool = False) -> Any:
+           return_indices: bool = False, method: str = "sequential") -> Any:
     """Lazy running maximum of a Dask array, every chunk scanned by :func:`simdscan.cummax`; NaN propagates.
 
     With ``return_indices`` it returns two Dask arrays, (values, indices): each index is the position along the
@@ -153,11 +160,12 @@ def cummax(a: da.Array, axis: Axis = None, *, direction: Directions = "increasin
     >>> indices.compute()
     array([5, 5, 5, 5, 5, 5, 7, 7])
     """
+    check_method(method)
     return _scan("cummax", a, axis, direction, exclusive, return_indices=return_indices)
 
 
 def cummin(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
-           return_indices: bool = False) -> Any:
+           return_indices: bool = False, method: str = "sequential") -> Any:
     """Lazy running minimum of a Dask array, every chunk scanned by :func:`simdscan.cummin` (see :func:`cummax`).
 
     Examples
@@ -168,11 +176,12 @@ def cummin(a: da.Array, axis: Axis = None, *, direction: Directions = "increasin
     >>> [part.compute() for part in simdscan.dask.cummin(ys, return_indices=True)]
     [array([ 5.,  3.,  3., nan, nan]), array([0, 1, 2, 3, 3])]
     """
+    check_method(method)
     return _scan("cummin", a, axis, direction, exclusive, return_indices=return_indices)
 
 
 def nancummax(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
-              exclusive: Exclusives = False) -> da.Array:
+              exclusive: Exclusives = False, method: str = "sequential") -> da.Array:
     """Lazy running maximum that skips NaN, every chunk scanned by :func:`simdscan.nancummax`.
 
     Examples
@@ -180,11 +189,12 @@ def nancummax(a: da.Array, axis: Axis = None, *, direction: Directions = "increa
     >>> simdscan.dask.nancummax(da.from_array(np.array([np.nan, np.nan, 1.0, np.nan, 3.0]), chunks=2)).compute()
     array([nan, nan,  1.,  1.,  3.])
     """
+    check_method(method)
     return _scan("nancummax", a, axis, direction, exclusive)
 
 
 def nancummin(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
-              exclusive: Exclusives = False) -> da.Array:
+              exclusive: Exclusives = False, method: str = "sequential") -> da.Array:
     """Lazy running minimum that skips NaN, every chunk scanned by :func:`simdscan.nancummin`.
 
     Examples
@@ -195,11 +205,13 @@ def nancummin(a: da.Array, axis: Axis = None, *, direction: Directions = "increa
            [ 1.,  4.],
            [ 1., nan]])
     """
+    check_method(method)
     return _scan("nancummin", a, axis, direction, exclusive)
 
 
 def nancumsum(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
-              exclusive: Exclusives = False, dtype: Any = None, compensated: bool = False) -> da.Array:
+              exclusive: Exclusives = False, dtype: Any = None, compensated: bool = False,
+              method: str = "sequential") -> da.Array:
     """Lazy cumulative sum counting NaN as zero, every chunk scanned by :func:`simdscan.nancumsum`.
 
     Examples
@@ -208,11 +220,12 @@ def nancumsum(a: da.Array, axis: Axis = None, *, direction: Directions = "increa
     >>> simdscan.dask.nancumsum(v, exclusive=True).compute()
     array([0., 1., 1., 3., 3.], dtype=float32)
     """
+    check_method(method)
     return _scan("nancumsum", a, axis, direction, exclusive, dtype=dtype, compensated=compensated)
 
 
 def nancumprod(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
-               exclusive: Exclusives = False, dtype: Any = None) -> da.Array:
+               exclusive: Exclusives = False, dtype: Any = None, method: str = "sequential") -> da.Array:
     """Lazy cumulative product counting NaN as one, every chunk scanned by :func:`simdscan.nancumprod`.
 
     Examples
@@ -220,11 +233,12 @@ def nancumprod(a: da.Array, axis: Axis = None, *, direction: Directions = "incre
     >>> simdscan.dask.nancumprod(da.from_array([2.0, np.nan, 3.0, 0.5], chunks=3), direction="decreasing").compute()
     array([3. , 1.5, 1.5, 0.5])
     """
+    check_method(method)
     return _scan("nancumprod", a, axis, direction, exclusive, dtype=dtype)
 
 
 def logcumsumexp(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
-                 exclusive: Exclusives = False, dtype: Any = None) -> da.Array:
+                 exclusive: Exclusives = False, dtype: Any = None, method: str = "sequential") -> da.Array:
     """Lazy log(cumsum(exp(a))), computed stably, every chunk scanned by :func:`simdscan.logcumsumexp`.
 
     Integer input gives float64, as in simdscan. float16 and float32 chunks and carries are kept in float64
@@ -238,11 +252,12 @@ def logcumsumexp(a: da.Array, axis: Axis = None, *, direction: Directions = "inc
     >>> simdscan.dask.logcumsumexp(da.zeros(3, dtype=np.int32, chunks=1), exclusive=True).compute()
     array([      -inf, 0.        , 0.69314718])
     """
+    check_method(method)
     return _scan("logcumsumexp", a, axis, direction, exclusive, dtype=dtype)
 
 
 def cumulative_sum(x: da.Array, /, *, axis: Optional[int] = None, dtype: Any = None, include_initial: bool = False,
-                   direction: Union[Direction, str] = "increasing") -> da.Array:
+                   direction: Union[Direction, str] = "increasing", method: str = "sequential") -> da.Array:
     """Lazy :func:`simdscan.cumulative_sum` (NumPy 2.1's ``numpy.cumulative_sum``) of a Dask array.
 
     The arguments, result dtype (bool and narrow integers widened to the platform integer unless ``dtype`` says
@@ -261,11 +276,12 @@ def cumulative_sum(x: da.Array, /, *, axis: Optional[int] = None, dtype: Any = N
     array([[1., 2., 3.],
            [1., 2., 3.]], dtype=float32)
     """
+    check_method(method)
     return _cumulative(False, x, axis, dtype, include_initial, direction)
 
 
 def cumulative_prod(x: da.Array, /, *, axis: Optional[int] = None, dtype: Any = None, include_initial: bool = False,
-                    direction: Union[Direction, str] = "increasing") -> da.Array:
+                    direction: Union[Direction, str] = "increasing", method: str = "sequential") -> da.Array:
     """Lazy :func:`simdscan.cumulative_prod` (NumPy 2.1's ``numpy.cumulative_prod``) of a Dask array.
 
     Everything as :func:`cumulative_sum`, with :func:`cumprod` and the identity 1.
@@ -275,4 +291,5 @@ def cumulative_prod(x: da.Array, /, *, axis: Optional[int] = None, dtype: Any = 
     >>> simdscan.dask.cumulative_prod(da.arange(1, 6, chunks=2), include_initial=True).compute()
     array([  1,   1,   2,   6,  24, 120])
     """
+    check_method(method)
     return _cumulative(True, x, axis, dtype, include_initial, direction)
