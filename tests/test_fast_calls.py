@@ -1,8 +1,7 @@
-"""The public scans' fast calls (simdscan/_fast_calls.py): a call on an exact ndarray that the Python function's body
-would hand straight to the core passes through one Python frame, the front, and is parsed by the builtin in C++, in
-every form Python allows it (positional, keyword, **kwargs), a pair of axes of an ndarray included; every other call
-(another tuple axis, return_indices, a wrong or repeated argument, an input that is not exactly an ndarray) is the
-Python function's own, with its result or its error. NumPy is the reference for the values."""
+"""The public scans are builtins (simdscan/_fast_calls.py): a call that the Python function's body would hand straight
+to the core is made without entering Python, in every form Python allows it (positional, keyword, **kwargs), a
+pair of axes of an ndarray included, and every other call (another tuple axis, return_indices, a wrong or repeated
+argument) is the Python function's own, with its result or its error. NumPy is the reference for the values."""
 
 import inspect
 import sys
@@ -59,13 +58,12 @@ def test_signature_and_help(name):
     assert [p.name for p in parameters] == ["a", "axis", *keywords]
     assert [p.kind for p in parameters[2:]] == [inspect.Parameter.KEYWORD_ONLY] * len(keywords)
     assert parameters[1].default is None and inspect.signature(function).parameters["direction"].default == "increasing"
-    assert function.__module__ == "simdscan" and function.__code__.co_name == name
-    assert repr(function.__globals__["_fast"]) == f"<built-in function {name}>"  # the builtin behind the front
+    assert repr(function) == f"<built-in function {name}>" and function.__module__ == "simdscan"
     assert function.__doc__ and ">>> " in function.__doc__
 
 
 @pytest.mark.parametrize("name", SCANS)
-def test_every_form_of_a_plain_call_enters_only_the_front(name):
+def test_every_form_of_a_plain_call_is_made_without_python(name):
     function = getattr(simdscan, name)
     x = data()
     want = SCANS[name][1](x)
@@ -78,16 +76,16 @@ def test_every_form_of_a_plain_call_enters_only_the_front(name):
     }
     for form, call in forms.items():
         got, entered = python_frames(call)
-        assert entered == [name], f"{name} ({form}) entered Python: {entered}"
+        assert entered == [], f"{name} ({form}) entered Python: {entered}"
         np.testing.assert_allclose(got, want, rtol=1e-15, err_msg=f"{name} ({form})")
     out = np.zeros_like(x)
     got, entered = python_frames(lambda: function(x, 1, out=out, direction="decreasing", exclusive=True))
-    assert entered == [name] and got is out
+    assert entered == [] and got is out
     np.testing.assert_allclose(out[:, :-1], SCANS[name][1](x[:, :0:-1])[:, ::-1], rtol=1e-15)
 
 
 @pytest.mark.parametrize("name", SCANS)
-def test_a_pair_of_axes_enters_only_the_front_other_tuples_the_function(name):
+def test_a_pair_of_axes_is_made_without_python_other_tuples_by_the_function(name):
     function = getattr(simdscan, name)
     x = data()
     along_1 = SCANS[name][1]
@@ -99,7 +97,7 @@ def test_a_pair_of_axes_enters_only_the_front_other_tuples_the_function(name):
     }
     for form, call in pairs.items():
         got, entered = python_frames(call)
-        assert entered == [name], f"{name} ({form}) entered Python: {entered}"
+        assert entered == [], f"{name} ({form}) entered Python: {entered}"
         np.testing.assert_allclose(got, both, rtol=1e-15, err_msg=f"{name} ({form})")
     others = {  # what scan_axes takes and the fast path leaves to it
         "list input": (lambda: function(x.tolist(), (0, 1)), both),
@@ -108,7 +106,7 @@ def test_a_pair_of_axes_enters_only_the_front_other_tuples_the_function(name):
     }
     for form, (call, want) in others.items():
         got, entered = python_frames(call)
-        assert entered.count(name) == 2, f"{name} ({form}) did not enter the function: {entered}"
+        assert name in entered, f"{name} ({form}) did not enter Python"
         np.testing.assert_allclose(got, want, rtol=1e-15, err_msg=f"{name} ({form})")
     out = np.full_like(x, 7.0)
     for axis, error in (((0, 0), ValueError), ((0, 2), np.exceptions.AxisError), ((0, 1, 1), ValueError)):
@@ -126,7 +124,7 @@ def test_indices_are_the_python_functions(name):
     function = getattr(simdscan, name)
     x = np.array([[1, 2, 3], [4, 5, 6]])
     (values, indices), entered = python_frames(lambda: function(x, 1, return_indices=True))
-    assert entered.count(name) == 2
+    assert name in entered
     np.testing.assert_array_equal(values, SCANS[name][1](x))
     np.testing.assert_array_equal(indices, [[0, 1, 2], [0, 1, 2]] if name == "cummax" else [[0, 0, 0]] * 2)
 

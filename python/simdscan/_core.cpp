@@ -460,7 +460,10 @@ PyObject* fast_scan_call(const FastScan& scan, PyObject* const* args, Py_ssize_t
             given |= bit;
         }
     }
+    // An input that is not exactly an ndarray (a subclass, a masked or a Dask array, a list) is the function's: read
+    // through numpy.asarray here, it would lose what it is.
     if (general || values[FastScan::a] == nullptr ||
+        Py_TYPE(values[FastScan::a]) != reinterpret_cast<PyTypeObject*>(objects->ndarray.ptr()) ||
         (PyTuple_Check(values[FastScan::axis]) && !is_checked_pair(values))) {
         return PyObject_Vectorcall(scan.function.ptr(), args, std::size_t(nargs), kwnames);
     }
