@@ -1,5 +1,6 @@
 """Shapes aimed at particular kernel paths: the packed short-row kernel (rows of 2..64 elements stored back to
-back), the outer-axis path (bit-identical to NumPy's own order), and lines crossing the 256 KiB chunk size."""
+back), the outer-axis path (bit-identical to NumPy's own order), and lines crossing the 256 KiB chunk size; and the
+runner each of reference.PATHS' layouts takes (the core's private hook _core._last_path)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,45 @@ import pytest
 
 import simdscan
 from data import make_data
-from reference import check_scan
+from reference import PATHS, check_scan
 
 pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
 
 INTEGER_AND_FLOAT = ["int8", "uint16", "int32", "uint64", "float32", "float64"]
+
+# The runner each catalogued layout aims at (reference.PATHS), for a plain sum and for a running maximum with indices.
+RUNNERS = {
+    "line-chunked": ("direct_lines", "indexed_lines"), "line-strided": ("lines_buffered", "indexed_lines"),
+    "line-byteswapped": ("lines_buffered", "indexed_lines"), "rows-packed": ("direct_rows", "indexed_lines"),
+    "rows-pairs": ("direct_rows", "indexed_lines"), "rows-odd": ("direct_rows", "indexed_lines"),
+    "outer": ("outer_combined", "indexed_rows"), "outer-fortran": ("outer_combined", "indexed_rows"),
+    "outer-strided": ("outer_staged", "indexed_rows"), "outer-byteswapped": ("outer_staged", "indexed_rows"),
+    "middle-axis": ("direct_rows", "indexed_lines"), "long": ("direct_lines", "indexed_lines"),
+    "rows8": ("direct_rows", "indexed_lines"), "rows37": ("direct_rows", "indexed_lines"),
+    "strided": ("lines_buffered", "indexed_lines"), "byteswapped": ("lines_buffered", "indexed_lines"),
+}
+
+
+# (Not the threaded layouts: past the streaming threshold the outer path keeps its running states aside.)
+@pytest.mark.parametrize("path", [p for purpose in ("exact", "kernels") for p in PATHS[purpose]],
+                         ids=lambda p: p.name)
+def test_catalogued_layouts_take_the_runner_they_aim_at(path):
+    a, axis = path.build(lambda shape: np.ones(shape, np.float32))
+    plain, indexed = RUNNERS[path.name]
+    simdscan.cumsum(a, axis)
+    assert simdscan._core._last_path() == plain
+    simdscan.cummax(a, axis, return_indices=True)
+    assert simdscan._core._last_path() == indexed
+    simdscan.cumsum(a, axis, compensated=True)  # running states kept aside: the outer path's carry row
+    assert simdscan._core._last_path() == plain.replace("outer_combined", "outer_carried")
+
+
+def test_summed_area_tables_take_one_pass():
+    image = np.ones((300, 257), np.uint8)
+    for axes in ((0, 1), (1, 0)):
+        np.testing.assert_array_equal(simdscan.cumsum(image, axis=axes, dtype=np.int32),
+                                      np.cumsum(np.cumsum(image, 0, dtype=np.int32), 1))
+        assert simdscan._core._last_path() == "two_axes"
 
 
 @pytest.mark.parametrize("dtype", INTEGER_AND_FLOAT)

@@ -543,6 +543,7 @@ PYBIND11_MODULE(_core, m) {
     m.def("fast_scan", &fast_scan, py::arg("function"), py::arg("op"), py::arg("defaults"), py::arg("skip_nan"),
           py::arg("doc"), "A builtin that calls as function does, the calls its body hands to scan made in C++.");
     m.def("isa", &simdscan::active_isa, "The active ISA tier.");
+    m.def("_last_path", &simdscan::last_path, "Which runner this thread's last scan took (for the tests).");
     m.def("supported_isas", &simdscan::supported_isas, "ISA tiers this CPU supports, lowest first.");
     m.def("compiled_isas", &simdscan::compiled_isas, "ISA tiers compiled into this build, lowest first.");
     m.def("select_isa", &simdscan::select_isa, py::arg("name"), "Forces an ISA tier among supported_isas().");

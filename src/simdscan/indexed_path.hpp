@@ -189,6 +189,7 @@ void run_indexed(const Plan& plan, const TypedKernels<C, C>& kernels, bool exclu
     const std::size_t threads = threads_for(bytes);
     const Path path = choose_path(plan);
     if (path == Path::outer || path == Path::outer_buffered) {
+        note_runner("indexed_rows");
         const OuterTiling tiling = outer_tiling<C>(plan, threads);
         const auto make_rows = [&] {
             return IndexedRows<S, C>(plan, kernels, exclusive, decreasing, table, tiling.width);
@@ -200,6 +201,7 @@ void run_indexed(const Plan& plan, const TypedKernels<C, C>& kernels, bool exclu
             });
         return;
     }
+    note_runner("indexed_lines");
     parallel_ranges(plan.lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
         IndexedLines<S, C> lines(plan, kernels, exclusive, decreasing, table);
         const Dim inner = innermost(plan);

@@ -193,9 +193,11 @@ template <class S, class C, class State>
 void run_direct(const Job<S, C, State>& job) {
     const Plan& plan = job.plan;
     if (plan.n > chunk_elements<C>()) {
+        note_runner("direct_lines");
         run_lines(job, job.kernels.streams_lines && job.streams(), [&] { return DirectEngine<S, C, State>{job}; });
         return;
     }
+    note_runner("direct_rows");
     // Short lines: whole runs of rows per kernel call.
     const bool reverse = plan.in_step < 0;
     const std::ptrdiff_t first = reverse ? plan.n - 1 : 0;
@@ -418,6 +420,8 @@ void run_outer(const Job<S, C, State>& job, bool buffered) {
     const std::size_t threads = threads_for(job);
     const OuterTiling tiling = outer_tiling<C>(plan, threads);
     const TileRows rows = tile_rows(job, buffered);
+    note_runner(rows == TileRows::combined ? "outer_combined" : rows == TileRows::carried ? "outer_carried"
+                                                                                          : "outer_staged");
     for_each_tile(
         tiling, threads, [&] { return TileScanner<S, C, State>(job, rows, tiling.width); },
         [&](TileScanner<S, C, State>& scanner, const LineOffsets& first, std::ptrdiff_t width) {
@@ -432,7 +436,9 @@ void run_path(const Job<S, C, State>& job) {
         case Path::direct: return run_direct(job);
         case Path::outer: return run_outer(job, false);
         case Path::outer_buffered: return run_outer(job, true);
-        case Path::lines_buffered: return run_lines(job, false, [&] { return LineBuffers<S, C, State>(job); });
+        case Path::lines_buffered:
+            note_runner("lines_buffered");
+            return run_lines(job, false, [&] { return LineBuffers<S, C, State>(job); });
     }
 }
 

@@ -292,6 +292,12 @@ std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc
     return plan;
 }
 
+namespace {
+thread_local const char* last_runner = "none";
+}  // namespace
+
+void note_runner(const char* name) { last_runner = name; }
+
 void for_each_run(const std::vector<Dim>& dims, std::ptrdiff_t begin, std::ptrdiff_t end,
                   FunctionRef<void(const LineOffsets& first, std::ptrdiff_t count)> visit) {
     if (dims.empty()) {
@@ -335,6 +341,8 @@ bool widens_exactly(DataType from, DataType to) {
         });
     });
 }
+
+std::string last_path() { return detail::last_runner; }
 
 std::size_t element_size(DataType t) {
     return detail::visit_element_types(t, [](auto types) { return sizeof(typename decltype(types)::Stored); });

@@ -62,6 +62,9 @@ enum class Path : std::uint8_t {
 
 Path choose_path(const Plan& plan);
 
+// Notes which runner the calling thread's job takes, by a name that scan.hpp's last_path() reports to the tests.
+void note_runner(const char* name);
+
 // Whether a job that reads in_bytes and writes out_bytes, not over its input, stores past the caches
 // (ScanState::streams, a summed-area table's rows; scan.hpp's streaming_threshold).
 inline bool streams_past_caches(std::ptrdiff_t in_bytes, std::ptrdiff_t out_bytes) {

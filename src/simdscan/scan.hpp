@@ -81,6 +81,11 @@ void execute(const CumulativeOperatorDesc& desc);
 
 std::size_t element_size(DataType t);
 
+// Which runner the calling thread's last execute took (for tests that aim at one): "direct_lines", "direct_rows",
+// "outer_combined", "outer_carried", "outer_staged", "lines_buffered", "indexed_lines", "indexed_rows", "two_axes"
+// (the last of two scans where a second axis does not run in one pass), "none" before any.
+std::string last_path();
+
 // ISA tiers, lowest first. The active tier is chosen once, on first use or by select_isa.
 std::vector<std::string> supported_isas();
 std::string active_isa();

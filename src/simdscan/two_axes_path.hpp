@@ -20,6 +20,7 @@ namespace detail {
 // (TwoAxesPlan::byte_rows).
 template <class C, class State>
 void run_two_axes(const TwoAxesPlan& plan, const TypedKernels<C, State>& kernels, WidenFn widen) {
+    note_runner("two_axes");
     const auto scan_row = kernels.two_axes_row[plan.rows_first][plan.row_reverse];
     const auto scan_widened_row = kernels.two_axes_widened_row[plan.rows_first][plan.row_reverse];
     const auto scan_byte_row = plan.byte_rows ? kernels.two_axes_byte_row[plan.row_reverse] : nullptr;
