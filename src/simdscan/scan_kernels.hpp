@@ -376,8 +376,9 @@ void rebase(const LocalOf<T, State>* in, T* out, std::ptrdiff_t n, State base, b
 }
 
 // vector_prefix within rows of n lanes: moves that would cross a row boundary bring the neutral element instead.
+// (Inlined: left out of line once scan_packed_rows took both modes, 1000000 rows of 8 float32 took 1.24x as long.)
 template <class A, class Op, bool Reverse, std::size_t K, class B, class V>
-V row_prefix(const V& x, const V& fill, const B& row_position, std::size_t n) {
+SIMDSCAN_ALWAYS_INLINE V row_prefix(const V& x, const V& fill, const B& row_position, std::size_t n) {
     if constexpr (K < B::size) {
         if (K >= n) {
             return x;

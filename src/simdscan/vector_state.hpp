@@ -110,13 +110,14 @@ B rounded_to_element(const B& x) {
     }
 }
 
-// Lane moves and selections on vector states: a compensated state moves its sum and error alike.
+// Lane moves and selections on vector states: a compensated state moves its sum and error alike. (Inlined: GCC left
+// the compensated one out of line once the scan loops took their modes at run time.)
 template <class A, bool Reverse, std::size_t K, class T>
-xsimd::batch<T, A> shifted(const xsimd::batch<T, A>& x, const xsimd::batch<T, A>& fill) {
+SIMDSCAN_ALWAYS_INLINE xsimd::batch<T, A> shifted(const xsimd::batch<T, A>& x, const xsimd::batch<T, A>& fill) {
     return Reverse ? Lanes<A>::template down<K>(x, fill) : Lanes<A>::template up<K>(x, fill);
 }
 template <class A, bool Reverse, std::size_t K, class B>
-Compensated<B> shifted(const Compensated<B>& x, const Compensated<B>& fill) {
+SIMDSCAN_ALWAYS_INLINE Compensated<B> shifted(const Compensated<B>& x, const Compensated<B>& fill) {
     return {shifted<A, Reverse, K>(x.sum, fill.sum), shifted<A, Reverse, K>(x.error, fill.error)};
 }
 
