@@ -191,8 +191,7 @@ bool has_nan(const T* p, std::ptrdiff_t n) {
 }
 
 // Scans n contiguous elements onward from `carry`, the running state within the chunk, and returns the new one.
-// The modes are template parameters so that the loop carries no branch and no reload of the caller's state.
-// Streams: ArrayOutputs'.
+// `modes` (exclusive, has a base) are chosen per span at run time (kernels.hpp's SpanModes); Streams: ArrayOutputs'.
 template <class A, class T, class Op, bool Reverse, bool Streams = false, class State = typename Op::template state<T>,
           class O>
 State scan_span(const T* in, O* out, std::ptrdiff_t n, State base, State carry, SpanModes modes) {
