@@ -25,6 +25,10 @@ if echo '#include <xsimd/xsimd.hpp>' | g++ -std=c++17 -fsyntax-only -x c++ - 2>/
 fi
 
 rm -rf "$venv" "$clone"
+# Each pip install builds in a new isolated environment, which makes scikit-build-core clear the build directory: the
+# test command would compile what the install command just compiled. An empty ccache serves the second build the first
+# one's objects (the first is as cold as on a fresh machine).
+export CCACHE_DIR=$(mktemp -d) CMAKE_CXX_COMPILER_LAUNCHER=ccache
 git clone -q --no-hardlinks "$PWD" "$clone"  # HEAD: what CI's own clean clone of main holds
 python3 -m venv "$venv"
 export VIRTUAL_ENV=$venv PATH=$venv/bin:$PATH
@@ -46,3 +50,4 @@ echo "xsimd: $source"
 export HYPOTHESIS_PROFILE=ci PYTEST_ADDOPTS="--run-slow -n auto"
 echo "+ HYPOTHESIS_PROFILE=$HYPOTHESIS_PROFILE PYTEST_ADDOPTS='$PYTEST_ADDOPTS' $test_cmd"
 bash -c "$test_cmd" || die "$test_cmd"
+ccache --show-stats | grep -iE 'hits|misses' || true

@@ -6,7 +6,9 @@
 #   - libxsimd-dev (Debian 12: xsimd 8.1.0), the system xsimd of CI's "installed xsimd" build;
 #   - clang and libclang-rt-14-dev (its sanitizer runtimes), for CI's Clang sanitizer build; g++-aarch64-linux-gnu
 #     and qemu-user, for the arm64 (NEON) core check;
-#     g++-mingw-w64-x86-64-posix, for the Windows core check.
+#     g++-mingw-w64-x86-64-posix, for the Windows core check;
+#   - ccache, which the fresh-machine check's second build (the README's test command, after its install command)
+#     takes its objects from.
 # The newer xsimd that CI also builds against comes with the `pythran` package from PyPI (pyproject.toml).
 set -euo pipefail
 
@@ -19,7 +21,7 @@ installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = i
 
 wanted=("$@")
 if ((! $#)); then
-  wanted=(g++ make libxsimd-dev clang libclang-rt-14-dev g++-aarch64-linux-gnu qemu-user g++-mingw-w64-x86-64-posix)
+  wanted=(g++ make ccache libxsimd-dev clang libclang-rt-14-dev g++-aarch64-linux-gnu qemu-user g++-mingw-w64-x86-64-posix)
   # python3 may be a pyenv or other non-Debian build; ask Debian for venv/pip/headers only if it lacks them.
   python3 -c 'import ensurepip, venv' 2>/dev/null || wanted+=(python3-venv)
   python3 -m pip --version >/dev/null 2>&1 || wanted+=(python3-pip)
