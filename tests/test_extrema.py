@@ -156,6 +156,34 @@ def test_float_special_values(op, dtype):
             check_extremum(scan(op, x, 0, dec, exc), op, x, 0, dec, exc, f"{op} {dtype} {x!r} {dec} {exc}")
 
 
+UFUNCS = {"cummax": np.maximum, "cummin": np.minimum, "nancummax": np.fmax, "nancummin": np.fmin}
+
+
+@pytest.mark.parametrize("shape", [(301,), (301, 7)], ids=["line", "outer"])  # the second scanned along axis 0
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("op", OPS4)
+def test_signed_zero_ties_take_the_later_element(op, dtype, shape):
+    """+0.0 and -0.0 tie: the later of two tied elements in the walk is the running value, so a line of zeros comes
+    back as it is (NumPy's float32 and float64 ``accumulate`` give those bits; its float16 keeps the earlier), wherever
+    out starts (scalar heads and vectors agree); a value returned with its index has the sign of the element the
+    index names."""
+    rng = np.random.default_rng(seed_of("signed zeros", op, dtype, shape))
+    x = rng.choice(np.array([0.0, -0.0], dtype=dtype), size=shape)
+    want = np.signbit(x)
+    if dtype != "float16":
+        np.testing.assert_array_equal(np.signbit(UFUNCS[op].accumulate(x, axis=0)), want)
+    for dec in (False, True):
+        for offset in range(9):  # elements from the start of a fresh buffer
+            buffer = np.full(x.size + 9, np.nan, dtype=dtype)
+            out = buffer[offset : offset + x.size].reshape(shape)
+            scan(op, x, 0, dec, False, out=out)
+            np.testing.assert_array_equal(np.signbit(out), want, err_msg=f"{op} {dtype} out+{offset} dec={dec}")
+        if op in EXTREMA_OPS:
+            values, indices = scan(op, x, 0, dec, False, return_indices=True)
+            named = np.take_along_axis(x, indices, axis=0)
+            np.testing.assert_array_equal(np.signbit(values), np.signbit(named), err_msg=f"{op} {dtype} dec={dec}")
+
+
 @pytest.mark.parametrize("dtype", [d for d in EXTREMA_DTYPES if d.kind in "iu"], ids=lambda d: d.name)
 @pytest.mark.parametrize("op", OPS4)
 def test_integer_limits(op, dtype):

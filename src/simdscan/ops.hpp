@@ -247,19 +247,15 @@ struct Extremum : ExactState {
     static constexpr bool writes_indices = true;
     static constexpr bool has_nan_free_variant = true;
     using NaNFree = NaNFreeExtremum<Larger>;
+    // a is the running value, b the next element: a tie takes b (numpy.maximum.accumulate's bits for +0.0 against
+    // -0.0, and the element whose position a scan with indices reports), a NaN operand is the result.
     template <class V>
     static V apply(const V& a, const V& b) { return pick(either(beats(a, b), is_nan(a)), a, b); }
-    // Vectors: the ISA's max / min instructions. Where either operand is NaN, x86's return their second operand
-    // unchanged (and xsimd 8 and 14 pass them in opposite orders), so floats take both orders: one of the two is
-    // then the NaN, kept bit for bit.
-    template <class T, class A>
-    SIMDSCAN_FLATTEN static xsimd::batch<T, A> apply(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b) {
-        const xsimd::batch<T, A> one = extreme(a, b);
-        if constexpr (std::is_floating_point<T>::value) {
-            return pick(is_nan(one), one, extreme(b, a));
-        } else {
-            return one;
-        }
+    // Vectors of integers: the ISA's max / min instructions, whose tied operands have the same bits. Not for floats:
+    // x86's return the second operand on a tie of +0.0 and -0.0, and xsimd 8 and 14 pass them in opposite orders.
+    template <class T, class A, class = std::enable_if_t<std::is_integral<T>::value>>
+    static xsimd::batch<T, A> apply(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b) {
+        return Larger ? xsimd::max(a, b) : xsimd::min(a, b);
     }
     template <class V>
     static auto beats(const V& a, const V& b) { return Larger ? a > b : a < b; }
@@ -279,23 +275,19 @@ struct Extremum : ExactState {
     }
     template <class T>
     static T identity() { return neutral<T>(); }
-
-protected:
-    template <class B>
-    static B extreme(const B& a, const B& b) { return Larger ? xsimd::max(a, b) : xsimd::min(a, b); }
 };
 using Maximum = Extremum<true>;
 using Minimum = Extremum<false>;
 
-// Extremum where no operand is NaN (the kernels check a block first): the ISA's max / min alone, the bits
-// Extremum::apply gives there, with no NaN test and select after each one.
+// Extremum of floats where no operand is NaN (the kernels check a block first): the bits Extremum::apply gives
+// there, with no NaN test.
 template <bool Larger>
 struct NaNFreeExtremum : Extremum<Larger> {
     static constexpr bool has_nan_free_variant = false;
     using Extremum<Larger>::apply;
-    template <class T, class A>
+    template <class T, class A, class = std::enable_if_t<std::is_floating_point<T>::value>>
     static xsimd::batch<T, A> apply(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b) {
-        return Extremum<Larger>::extreme(a, b);
+        return pick(Extremum<Larger>::beats(a, b), a, b);
     }
 };
 

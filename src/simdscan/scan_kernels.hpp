@@ -384,7 +384,7 @@ SIMDSCAN_ALWAYS_INLINE V row_prefix(const V& x, const V& fill, const B& row_posi
         }
         const auto within_row = row_position >= B(typename B::value_type(K));
         const V moved = choose(within_row, shifted<A, Reverse, K>(x, fill), fill);
-        return row_prefix<A, Op, Reverse, 2 * K>(Op::apply(x, moved), fill, row_position, n);
+        return row_prefix<A, Op, Reverse, 2 * K>(Op::apply(moved, x), fill, row_position, n);
     } else {
         return x;
     }

@@ -125,9 +125,10 @@ SIMDSCAN_ALWAYS_INLINE Compensated<B> shifted(const Compensated<B>& x, const Com
 // float64 prefix out of line in the chunked (rebasing) scan, its states passed through memory (20% of the time).
 template <class A, class Op, bool Reverse, std::size_t K, std::size_t LaneCount, class V>
 SIMDSCAN_ALWAYS_INLINE V vector_prefix(const V& x, const V& fill) {
-    // log2(lanes) steps of "add the lanes K places behind": an inclusive scan inside the register.
+    // log2(lanes) steps of "add the lanes K places behind": an inclusive scan inside the register. The earlier lanes
+    // are the first operand, as the running value is everywhere (an extremum's tie takes the later element).
     if constexpr (K < LaneCount) {
-        return vector_prefix<A, Op, Reverse, 2 * K, LaneCount>(Op::apply(x, shifted<A, Reverse, K>(x, fill)), fill);
+        return vector_prefix<A, Op, Reverse, 2 * K, LaneCount>(Op::apply(shifted<A, Reverse, K>(x, fill), x), fill);
     } else {
         return x;
     }
