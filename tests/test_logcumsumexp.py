@@ -310,3 +310,32 @@ def test_any_values(dtype, shape, data):
     if data.draw(st.booleans(), label="byteswapped"):
         a = a.astype(a.dtype.newbyteorder("S"))
     check_logcumsumexp(call(a, axis, dec, exc), a, axis, dec, exc)
+
+
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("decreasing", [False, True])
+@pytest.mark.parametrize("n", [33, 1000, 70_001, 140_003])  # past one and two chunks of float32 (and float64)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_bits_do_not_depend_on_the_layout(dtype, n, decreasing, exclusive):
+    """The same line gives the same bits contiguous (the direct path, each chunk's total in one call), gathered from
+    a strided or reversed view, into a strided or reversed out, at every offset of out within a cache line, and split
+    among threads: a line walked down memory mirrors one walked up, lane for lane."""
+    x = lse_data(np.random.default_rng(seed_of("layout bits", dtype, n)), (n,), dtype)
+    want = call(x, 0, decreasing, exclusive)
+    wide = np.repeat(x, 3)
+    inputs = {"strided in": wide[::3], "reversed view in": x[::-1].copy()[::-1]}
+    for name, a in inputs.items():
+        assert_same_bits(call(a, 0, decreasing, exclusive), want, f"{name} n={n} dec={decreasing} excl={exclusive}")
+    outs = {"strided out": np.empty(3 * n, dtype)[::3], "reversed out": np.empty(n, dtype)[::-1]}
+    itemsize = np.dtype(dtype).itemsize
+    for offset in range(64 // itemsize):
+        outs[f"out+{offset}"] = np.empty(n + 64 // itemsize, dtype)[offset : offset + n]
+    for name, out in outs.items():
+        call(x, 0, decreasing, exclusive, out=out)
+        assert_same_bits(out, want, f"{name} n={n} dec={decreasing} excl={exclusive}")
+    for threads in (1, 3):
+        simdscan.set_num_threads(threads)
+        for name, a in inputs.items():
+            got = call(a, 0, decreasing, exclusive)
+            assert_same_bits(got, want, f"{name}, {threads} threads, n={n} dec={decreasing} excl={exclusive}")

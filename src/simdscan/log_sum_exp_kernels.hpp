@@ -85,26 +85,30 @@ LogSumExpCompute<T> largest_of(const T* in, std::ptrdiff_t n, bool& has_nan) {
     return result;
 }
 
-// sum plus a vector's lanes, in double precision, lane by lane.
-template <class F, class A>
+// sum plus a vector's lanes, in double precision, lane by lane in scan order (from the last lane where Reverse), so
+// that a line walked down memory gets the bits of the same values walked up.
+template <bool Reverse, class F, class A>
 double add_lanes(double sum, const xsimd::batch<F, A>& x) {
-    alignas(A::alignment()) F lane_values[xsimd::batch<F, A>::size];
+    constexpr std::size_t lanes = xsimd::batch<F, A>::size;
+    alignas(A::alignment()) F lane_values[lanes];
     x.store_aligned(lane_values);
-    for (const F value : lane_values) {
-        sum += double(value);
+    for (std::size_t i = 0; i < lanes; ++i) {
+        sum += double(lane_values[Reverse ? lanes - 1 - i : i]);
     }
     return sum;
 }
 
-// The lane-wise sum of exp(x - shift) over count contiguous elements (whole vectors), each term also stored to
-// `terms` where given: a block's terms and its part of the total, or a total's part alone.
-template <class A, class T>
+// The lane-wise sum of exp(x - shift) over count contiguous elements (whole vectors), vector by vector in scan order,
+// each term also stored to `terms` where given: a block's terms and its part of the total, or a total's part alone.
+template <class A, bool Reverse, class T>
 xsimd::batch<LogSumExpCompute<T>, A> exp_terms(const T* in, std::ptrdiff_t count,
                                                const xsimd::batch<LogSumExpCompute<T>, A>& shift,
                                                LogSumExpCompute<T>* terms) {
     using B = xsimd::batch<LogSumExpCompute<T>, A>;
+    constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
     B group(LogSumExpCompute<T>(0));
-    for (std::ptrdiff_t at = 0; at < count; at += std::ptrdiff_t(B::size)) {
+    for (std::ptrdiff_t step = 0; step < count; step += lanes) {
+        const std::ptrdiff_t at = Reverse ? count - lanes - step : step;
         const B term = exp_in_range<false>(load_vector<B>(in + at) - shift);
         if (terms != nullptr) {
             term.store_aligned(terms + at);
@@ -155,7 +159,8 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, std::ptrdiff_t vect
     bool terms_taken = false;
     if (shifts_by_zero<F>(carry, start)) {
         LargestSeen<A, F> largest;
-        for (std::ptrdiff_t at = 0; at < count; at += lanes) {
+        for (std::ptrdiff_t step = 0; step < count; step += lanes) {
+            const std::ptrdiff_t at = Reverse ? count - lanes - step : step;  // the group summed in scan order
             const B x = load_vector<B>(in + at);
             largest.see(x);
             const B term = exp_in_range<false>(x);
@@ -183,9 +188,9 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, std::ptrdiff_t vect
     const B shift(shift_value);
     const B fill(F(0));
     if (!terms_taken) {
-        group = exp_terms<A>(in, count, shift, sums);
+        group = exp_terms<A, Reverse>(in, count, shift, sums);
     }
-    seen.sum = add_lanes(seen.sum, group);
+    seen.sum = add_lanes<Reverse>(seen.sum, group);
     std::fill_n(sums + (Reverse ? 0 : count - pad), pad, F(0));
     const double carried = std::exp(carry - double(shift_value));  // the carry's term
     B partial = B(F(carried));
@@ -203,7 +208,7 @@ SIMDSCAN_FLATTEN bool log_sum_exp_block(const T* in, T* out, std::ptrdiff_t vect
     if (exclusive && carried == 0.0) {  // the line's first output: the log of an empty sum
         out[Reverse ? count - 1 : 0] = -std::numeric_limits<T>::infinity();
     }
-    carry = double(shift_value) + std::log(carried + add_lanes(0.0, group));
+    carry = double(shift_value) + std::log(carried + add_lanes<Reverse>(0.0, group));
     return true;
 }
 
@@ -262,13 +267,17 @@ double log_sum_exp_total(const T* in, std::ptrdiff_t n) {
     const std::ptrdiff_t whole = n / block * block;
     double sum = 0.0;
     for (std::ptrdiff_t done = 0; done < whole; done += block) {
-        sum = add_lanes(sum, exp_terms<A>(in + (Reverse ? n - done - block : done), block, shift, nullptr));
+        sum = add_lanes<Reverse>(sum, exp_terms<A, Reverse>(in + (Reverse ? n - done - block : done), block, shift,
+                                                           nullptr));
     }
-    const T* rest = in + (Reverse ? 0 : whole);
-    const std::ptrdiff_t rest_vectors_end = (n - whole) / lanes * lanes;
-    sum = add_lanes(sum, exp_terms<A>(rest, rest_vectors_end, shift, nullptr));
-    for (std::ptrdiff_t i = rest_vectors_end; i < n - whole; ++i) {
-        sum += exp_in_range(double(rest[i]) - double(shift_value));
+    // The rest in scan order: its whole vectors, then its last elements (the lowest in memory where Reverse).
+    const std::ptrdiff_t rest = n - whole;
+    const std::ptrdiff_t rest_vectors = rest / lanes * lanes;
+    const std::ptrdiff_t singles = rest - rest_vectors;
+    sum = add_lanes<Reverse>(sum, exp_terms<A, Reverse>(in + (Reverse ? singles : whole), rest_vectors, shift, nullptr));
+    for (std::ptrdiff_t i = 0; i < singles; ++i) {
+        const T x = Reverse ? in[singles - 1 - i] : in[whole + rest_vectors + i];
+        sum += exp_in_range(double(x) - double(shift_value));
     }
     return total_from(shift_value, sum);
 }

@@ -110,15 +110,15 @@ public:
         }
     }
 
-    // The op of scan positions [begin, begin + length), block by block in scan order.
+    // The op of scan positions [begin, begin + length) (at most a chunk), gathered in scan order and taken in one
+    // call: kernels.total's bits depend on where its range starts and ends, and the direct path's take whole chunks.
     State total(const char* in, std::ptrdiff_t begin, std::ptrdiff_t length) {
-        State result = job_.kernels.neutral;
+        C* gathered = chunk_.get();
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
-            const State part = job_.kernels.total[0](load(in, begin + done, count), count);
-            result = done == 0 ? part : job_.kernels.apply(result, part);
+            std::memcpy(gathered + done, load(in, begin + done, count), std::size_t(count) * sizeof(C));
         }
-        return result;
+        return job_.kernels.total[0](gathered, length);
     }
 
     void store_based(const Local* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, State base) {
@@ -152,6 +152,7 @@ private:
     const Job<S, C, State>& job_;
     Staging<S, C> staging_;
     typename TypedKernels<C, State>::scan_half_fn scan_half_;
+    LazyBuffer<C> chunk_{std::size_t(chunk_elements<C>())};  // total's gathered chunk, where the op takes totals
 };
 
 template <class S, class C, class State>
