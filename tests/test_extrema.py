@@ -172,12 +172,15 @@ def test_signed_zero_ties_take_the_later_element(op, dtype, shape):
     want = np.signbit(x)
     if dtype != "float16":
         np.testing.assert_array_equal(np.signbit(UFUNCS[op].accumulate(x, axis=0)), want)
+    per_line = 64 // np.dtype(dtype).itemsize
+    outs = {f"out+{offset}": np.empty(x.size + per_line, dtype)[offset : offset + x.size].reshape(shape)
+            for offset in range(per_line)}  # every element offset within a cache line
+    for step in (2, 3, -1):
+        outs[f"out[::{step}]"] = np.empty(x.size * abs(step), dtype)[::step].reshape(shape)
     for dec in (False, True):
-        for offset in range(9):  # elements from the start of a fresh buffer
-            buffer = np.full(x.size + 9, np.nan, dtype=dtype)
-            out = buffer[offset : offset + x.size].reshape(shape)
+        for name, out in outs.items():
             scan(op, x, 0, dec, False, out=out)
-            np.testing.assert_array_equal(np.signbit(out), want, err_msg=f"{op} {dtype} out+{offset} dec={dec}")
+            np.testing.assert_array_equal(np.signbit(out), want, err_msg=f"{op} {dtype} {name} dec={dec}")
         if op in EXTREMA_OPS:
             values, indices = scan(op, x, 0, dec, False, return_indices=True)
             named = np.take_along_axis(x, indices, axis=0)
