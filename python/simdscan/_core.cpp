@@ -63,14 +63,14 @@ constexpr py::ssize_t gil_release_elements = 1 << 14;
 }
 
 // Whether a str is `name` (interned): by address, and by its characters only where it is not interned itself (two
-// interned strings are equal only if they are one object; the full comparisons took 19% of a 16-element call).
+// interned strings are equal only if they are one object; the full comparisons were much of a small call's time).
 bool names(PyObject* text, const py::object& name) {
     return text == name.ptr() || (!PyUnicode_CHECK_INTERNED(text) && PyUnicode_Compare(text, name.ptr()) == 0);
 }
 
 bool parse_direction(const py::handle& direction) {
     // An exact type test: an Enum with members has no subclasses, and isinstance's __instancecheck__ lookup made a
-    // bound method on every call (120 ns of a 16-element scan's 410).
+    // bound method on every call (much of a small scan's time: benchmarks/README.md).
     if (Py_TYPE(direction.ptr()) == reinterpret_cast<PyTypeObject*>(objects->direction_type.ptr())) {
         return direction.is(objects->decreasing);
     }
@@ -214,7 +214,7 @@ py::object cumulative(CumulativeOperator op, py::handle a, py::handle axis, py::
 
     std::size_t scan_axis = 0;
     if (axis.is_none()) {
-        if (array.ndim() != 1) {  // a 1-D array is its own flattening: no new view (80 ns of a 16-element call)
+        if (array.ndim() != 1) {  // a 1-D array is its own flattening: no new view (costly in a small call)
             array = array.reshape(std::vector<py::ssize_t>{array.size()});
         }
     } else {
@@ -340,7 +340,7 @@ PyCFunction as_method(Function* function) {
 }
 
 // The two scan entry points take positional arguments through METH_FASTCALL: pybind11's dispatcher (an argument
-// vector, a tuple and a caster per argument) cost about 100 ns of a 16-element scan's 700.
+// vector, a tuple and a caster per argument) cost a small scan a good share of its time (benchmarks/README.md).
 template <Py_ssize_t Arity, py::object (*Body)(PyObject* const* args)>
 PyObject* positional(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     return to_python([&] {
@@ -373,10 +373,10 @@ py::object scan_indexed(PyObject* const* args) {
                       indices_out);
 }
 
-// A public scan's own call (fast_scan): its Python function's body, made without the Python frame (190 ns of a
-// 16-element cumsum's 460) for the calls that body hands straight to cumulative, a checked pair of axes included
-// (is_checked_pair). Any other call (another tuple axis, a keyword the fast path does not take, an argument given
-// twice or missing) is the Python function's, errors included.
+// A public scan's own call (fast_scan): its Python function's body, made without the Python frame (much of a small
+// cumsum's time: benchmarks/README.md) for the calls that body hands straight to cumulative, a checked pair of axes
+// included (is_checked_pair). Any other call (another tuple axis, a keyword the fast path does not take, an argument
+// given twice or missing) is the Python function's, errors included.
 struct FastScan {
     // The arguments by slot: a and axis (by position or keyword), then the keywords the function may take.
     enum Slot { a, axis, direction, exclusive, dtype, out, compensated, slots };
@@ -403,8 +403,8 @@ int slot_of(PyObject* keyword) {
 
 // Whether a tuple axis is a pair that the Python function's scan_axes would hand the core as it is, in one call: two
 // ints naming two axes of an ndarray, with a direction (str or Direction) and a flag (no tuple), or a pair of each.
-// Any other tuple goes to the function, whose checks raise its errors (a 16x16 uint8 summed-area table took 4.5-5.0 us
-// through it, 1.4-2.4 us so).
+// Any other tuple goes to the function, whose checks raise its errors (a small summed-area table is far slower
+// through it: benchmarks/README.md).
 bool is_checked_pair(PyObject* const* values) {
     PyObject* axis = values[FastScan::axis];
     PyObject* a = values[FastScan::a];

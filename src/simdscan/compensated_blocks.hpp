@@ -1,9 +1,8 @@
 // Compensated float64 (and complex128) sums a block at a time, the scan running down the lanes instead of across
 // them: each of a vector's lanes takes one of the block's sub-chunks, so a step is one TwoSum on whole vectors, where
-// the in-register scan pays log2(lanes) + 2 TwoSums per vector and moves sums and errors across lanes for each (it
-// took 3.8x the plain scan's time on Zen 4, the blocks 2.2x). The sub-chunks' starts come from a first pass that
-// sums each; squares of lanes x lanes elements are turned about their diagonal (Lanes::transpose) on the way in and
-// out.
+// the in-register scan pays log2(lanes) + 2 TwoSums per vector and moves sums and errors across lanes for each
+// (benchmarks/README.md). The sub-chunks' starts come from a first pass that sums each; squares of lanes x lanes
+// elements are turned about their diagonal (Lanes::transpose) on the way in and out.
 #pragma once
 
 #include <complex>
@@ -37,8 +36,8 @@ constexpr bool scans_compensated_blocks() {
 }
 
 // running + x, x a vector of elements (no error of its own): TwoSum, its additions spread as CompensatedSummation's,
-// without apply's addition of x's zero error (which signed zeros keep the compiler from dropping): 8192 doubles took
-// 3.72-3.78x a copy with it gone, 3.91-4.03x with apply (Zen 4).
+// without apply's addition of x's zero error (which signed zeros keep the compiler from dropping), work for nothing
+// (benchmarks/README.md).
 template <class A, class B>
 SIMDSCAN_ALWAYS_INLINE Compensated<B> add_elements(const Compensated<B>& running, const B& x) {
     using L = Lanes<A>;
@@ -119,7 +118,7 @@ std::ptrdiff_t scan_blocks_of_parts(const Elements& elements, Outputs& outputs, 
             const std::ptrdiff_t column = Reverse ? rows - lanes - i : i;
             if (Elements::prefetches && done + 2 * block <= n) {
                 // The next block's elements and outputs, a square's share of their cache lines at each square: this
-                // pass reads only L1, and without them the memory idles while it runs (400 MB: 60 -> 51 ms, Zen 4).
+                // pass reads only L1, and without them the memory idles while it runs (benchmarks/README.md).
                 constexpr std::ptrdiff_t share = block / (rows / lanes);
                 const std::ptrdiff_t next = (Reverse ? first - block : first + block) + i / lanes * share;
                 for (std::ptrdiff_t line = 0; line < share; line += 64 / std::ptrdiff_t(sizeof(double))) {

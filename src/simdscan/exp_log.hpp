@@ -1,7 +1,7 @@
 // Vector exp and log in double and single precision for the log-sum-exp kernels, on the inputs those kernels give
 // them: polynomials on plain arithmetic and bit moves, after a lookup in a table held in registers where the ISA has
 // the permute for it (Lanes::table_bits). xsimd's own handle every input, with two divisions and many selects, and
-// cost about 3x as much.
+// are slower for it (benchmarks/README.md).
 #pragma once
 
 #include <cstddef>

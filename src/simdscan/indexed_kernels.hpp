@@ -73,8 +73,8 @@ void find_suppliers(const T* x, const T* values, std::int64_t* positions, std::p
 // TypedKernels::scan_indexed: a running extremum of n contiguous elements from `carry`, in increasing order, into
 // values, and the positions of their suppliers (find_suppliers). A vector the running value stays ahead of
 // (Extremum::stays_ahead) takes it and the supplier so far with no prefix and no comparison more: in one pass, where
-// the values then the suppliers took 2.2x as long on random float32 in cache. `streams`: the positions go past the
-// caches where the ISA streams, and the values too where they are then aligned as well.
+// the values then the suppliers were slower, in cache too (benchmarks/README.md). `streams`: the positions go past
+// the caches where the ISA streams, and the values too where they are then aligned as well.
 template <class A, class T, class Op>
 T scan_indexed(const T* x, T* values, std::int64_t* positions, std::ptrdiff_t n, T carry, std::int64_t first,
                std::int64_t& supplier, bool& reached_nan, bool streams) {
@@ -91,9 +91,9 @@ T scan_indexed(const T* x, T* values, std::int64_t* positions, std::ptrdiff_t n,
         using B = xsimd::batch<T, A>;
         using Positions = xsimd::batch<std::int64_t, A>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-        // The vectors start where the positions' stores (two of a vector's three) split no cache line: 16384 float32
-        // at NumPy's usual 16 bytes past a page took 4.1 us, 3.9 us so. An extremum is exact: where its vectors
-        // start changes no value.
+        // The vectors start where the positions' stores (two of a vector's three) split no cache line: from NumPy's
+        // usual start, 16 bytes past a page, they would split lines (benchmarks/README.md). An extremum is exact:
+        // where its vectors start changes no value.
         i = aligning_head<Positions, false>(positions, n);
         one_by_one(0, i);
         const bool streams_positions = streams && streams_vectors<Positions, std::int64_t>() && i < n;
@@ -160,7 +160,7 @@ void copy_positions(const std::int64_t* from, std::int64_t* to, std::ptrdiff_t n
 // along that axis. Each column's running value and the index of its supplier (-1: none yet) advance by the row's
 // element, as scan_indexed's do along a line, into values and positions: after it, or before it where exclusive.
 // values may be in (in place). `streams`: values and positions go past the caches where the ISA streams, each from
-// its own aligned place (an output of 4096x4096 float32 and its positions took 3.1x a copy stored as usual).
+// its own aligned place (stored as usual, a large output and its positions were far slower: benchmarks/README.md).
 template <class A, class T, class Op>
 void advance_indexed(const T* in, T* running, std::int64_t* suppliers, T* values, std::int64_t* positions,
                      std::ptrdiff_t w, std::int64_t index, bool exclusive, bool streams) {

@@ -56,7 +56,7 @@ public:
         const bool direct_positions =
             !exclusive_ && !decreasing_ && is_array_of<std::int64_t>(indices, plan_.indices_step);
         // A line read in place and written straight to both goes to the kernel whole, which scans each call's
-        // unaligned head and tail element by element: 1M float32 took 232-234 us in blocks of 1024, 216-227 whole.
+        // unaligned head and tail element by element: once a line, not once a block (benchmarks/README.md).
         const bool whole = direct_values && direct_positions && staging_.loads_in_place(in, plan_.in_step);
         const std::ptrdiff_t step = whole ? plan_.n : block;
         const bool streams = whole && streams_indexed(plan_);
@@ -113,8 +113,8 @@ private:
 
 // Scans the tiles of an indexed job along an outer axis (choose_path's outer paths) row by row, as the outer path
 // scans: each column's running value and supplier kept aside (advance_indexed) while the tile's rows go by in scan
-// order, a staging block of each row at a time. A line at a time, each line a column, 4096x4096 float32 along axis 0
-// took 40x a copy.
+// order, a staging block of each row at a time. A line at a time, each line a column, was far slower
+// (benchmarks/README.md).
 template <class S, class C>
 class IndexedRows {
 public:

@@ -16,9 +16,9 @@ namespace SIMDSCAN_TIER {
 
 // Visits a row of w elements as whole vectors of Lanes from element `head` on (on_vector(j)) and the elements
 // before and after them one by one (on_element(j)), or all of it from its end when Descending: rows visited in
-// decreasing address order then read memory in one falling stream, where rows each read upwards ran 1.5x as long
-// (4096x4096 float32, Zen 4). Inlined, so that the callers' loop state stays in registers (out of line, the
-// byte-swapped float32 4096x4096 scan along axis 0 took 10.7 ms against 8.9).
+// decreasing address order then read memory in one falling stream, where rows each read upwards ran slower on the
+// AMD CPU measured (scan.hpp's falling_row_walk). Inlined, so that the callers' loop state stays in registers (out
+// of line, an outer scan was slower). Figures: benchmarks/README.md.
 template <std::ptrdiff_t Lanes, bool Descending, class OnVector, class OnElement>
 SIMDSCAN_ALWAYS_INLINE void walk_row(std::ptrdiff_t w, std::ptrdiff_t head, OnVector&& on_vector, OnElement&& on_element) {
     const std::ptrdiff_t whole = head + (w - head) / Lanes * Lanes;

@@ -26,9 +26,8 @@ void parallel_for(std::size_t count, std::size_t threads, TaskRef task);
 
 // Orders the stores the kernels streamed past the caches (non-temporal: weakly ordered on x86, and left unordered
 // by every kernel) before the calling thread's later stores, so that whoever reads the outputs after them sees them.
-// Each pool thread calls it when its tasks are done, and execute before it returns: a fence per line took 65536
-// float32 lines of 256 along axis 1 10.4-10.9 ms against 3.7-4.0 (Zen 4), and one per row of cummax's indices along
-// an outer axis 14.1 against 11.0.
+// Each pool thread calls it when its tasks are done, and execute before it returns: a fence per line, or per row
+// along an outer axis, slowed scans of many short lines or rows (benchmarks/README.md).
 void order_streamed_stores();
 
 // The cores this process may run on.
@@ -96,8 +95,7 @@ C* thread_scratch(std::ptrdiff_t n) {
 }
 
 // An allocator of memory that starts on a cache line (64 bytes): from the default 16, most 512-bit loads and
-// stores of a row of carries kept across an image's rows each touched two lines (Zen 4: a 4096x4096 float32
-// summed-area table took 6.9 ms against 5.3).
+// stores of a row of carries kept across an image's rows each touched two lines (benchmarks/README.md).
 template <class T>
 struct LineAllocator {
     using value_type = T;
@@ -138,8 +136,8 @@ void scan_line_parallel(const TypedKernels<C, State>& kernels, std::ptrdiff_t n,
         for (std::ptrdiff_t k = next.fetch_add(1); k < count; k = next.fetch_add(1)) {
             const bool by_total = kernels.total[0] != nullptr;
             if (!by_total && (k == 0 || ready[std::size_t(k - 1)].load(std::memory_order_acquire))) {
-                // The base is known already: one pass from it, as scan_line_chunked's (two passes took 2 threads
-                // 10% longer than one on 400 MB of float32, the memory already busy with one).
+                // The base is known already: one pass from it, as scan_line_chunked's (two passes on two threads
+                // were slower than one, the memory already busy with one: benchmarks/README.md).
                 const State base = k == 0 ? kernels.neutral : published[std::size_t(k - 1)];
                 ScanState<State> st{base, kernels.neutral, k != 0, k == 0};
                 engine.scan(in, out, chunks.begin(k), chunks.length(k), st);

@@ -133,7 +133,7 @@ private:
     static constexpr std::ptrdiff_t block = Staging<S, C>::block;
 
     // A float16 line stored packed, in native byte order and the same direction in both arrays, needs no staging:
-    // the kernel converts its vectors in registers (float16 2048x2048 along rows: 1.17 to 1.04 ms, Zen 4).
+    // the kernel converts its vectors in registers, sparing the staged copies (benchmarks/README.md).
     static typename TypedKernels<C, State>::scan_half_fn packed_half_scan(const Plan& plan,
                                                                          const TypedKernels<C, State>& kernels) {
         const bool packed = std::is_same<S, std::uint16_t>::value && std::is_same<C, float>::value &&
@@ -167,8 +167,8 @@ void run_lines(const Job<S, C, State>& job, bool streamed, MakeEngine&& make_eng
     const Plan& plan = job.plan;
     const Dim inner = innermost(plan);
     const std::size_t threads = threads_for(job);
-    // scan_line_parallel passes twice over most chunks: against one streamed pass, two threads lost on Zen 4 (400 MB
-    // int32: 19-25 ms, one thread 17 ms).
+    // scan_line_parallel passes twice over most chunks: against one streamed pass, two threads lost
+    // (benchmarks/README.md).
     const bool chained = std::ptrdiff_t(threads) > plan.lines && (threads > 2 || !streamed);
     if (plan.n > chunk_elements<C>() && chained) {
         for_each_run(plan.others, 0, plan.lines, [&](const LineOffsets& first, std::ptrdiff_t count) {
@@ -388,11 +388,12 @@ private:
         };
         const bool into_out =
             staging_->stores_in_place(out, inner.out_stride) && plan.out_step % std::ptrdiff_t(alignof(C)) == 0;
-        // Not where the rows are gathered from wider strides than they are stored at: 4096x4096 float32 read as
-        // [:, ::2] along axis 0 took 15.4 ms streamed, 13.6 ms not (byte-swapped: 8.3 against 8.8).
+        // Not where the rows are gathered from wider strides than they are stored at: streaming made those scans
+        // slower (benchmarks/README.md).
         const bool streams = job_.streams() && magnitude(inner.in_stride) <= inner.out_stride;
         // Segments of a staging block, the row's whole width still read and written in memory order: the staged
-        // copies stay in L1, and a tile a staging block wide walked the arrays in 4 KiB pieces (2x as long).
+        // copies stay in L1, and a tile a staging block wide walked the arrays in 4 KiB pieces, far more slowly
+        // (benchmarks/README.md).
         scan_outer_tile_carried(
             job_, carry_, width, Staging<S, C>::block, false, into_out && streams,
             [&](std::ptrdiff_t r, std::ptrdiff_t c, std::ptrdiff_t count) {

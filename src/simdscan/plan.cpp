@@ -240,7 +240,7 @@ std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc
     // arrays, its rows wider than any vector of packed rows (scan_rows) and within a chunk, on the direct path; the
     // column axis on the outer path, a step apart in what its scan reads (the input when it comes first, or the
     // output the input was widened into). Exact sums are the same in any grouping, so their rows may be narrower
-    // (1024x64 uint8 to int32 took 45 us in two passes, 13 in one): integers', and a float64 sum of uint8 values
+    // (one pass rather than two: benchmarks/README.md): integers', and a float64 sum of uint8 values
     // while every partial sum is below 2^53 (at most 255 per element; a row's sum in int32 lanes stays below 2^31,
     // a row being at most a chunk: 32768 float64 elements).
     std::ptrdiff_t elements = 1;

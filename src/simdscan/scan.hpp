@@ -94,20 +94,17 @@ void select_isa(const std::string& name);
 
 // How a scan along an outer axis walks a row when its rows run down through memory (a decreasing scan): "down", from
 // the row's end, so that memory is read in one falling stream, or "up", from its start. Chosen once from the CPU's
-// vendor by measurement (4096x4096 float32, decreasing against increasing, single thread: AMD Zen 4 1.0x down, 1.5x
-// up; Intel Xeon 1.47x down, 1.07x up); select_falling_row_walk forces either. The results are the same bits.
+// vendor by measurement (down on AMD, up elsewhere: benchmarks/README.md); select_falling_row_walk forces either. The
+// results are the same bits.
 std::string falling_row_walk();
 // Throws std::invalid_argument for a name other than "down" and "up".
 void select_falling_row_walk(const std::string& name);
 
 // Scans that read and write this many bytes together, their output not over their input, store it past the caches
 // (non-temporal stores, where the kernels write the arrays themselves). Chosen once from the CPU by measurement
-// (one thread, repeated calls, streamed against cached): on AMD CPUs 3/4 of the level-3 cache a core's CCX shares
-// (24 MiB of Zen 4's 32: there a 1-D float32 scan of 8 MiB took 1.06-1.10x as long streamed, of 12 MiB 0.71-0.87x;
-// an 8 MiB float64 table of 1 MiB of uint8 1.5-2.0x, a 16 MiB int32 table 1.15-1.43x, a 32 MiB float64 one
-// 0.82-0.84x), 16 MiB on other x86 CPUs (both Intel Xeons lent in 2026-11, 300 MiB of level-3 cache: a 1-D float32
-// scan of 8 MiB took 1.34-1.35x as long streamed, of 12 MiB 1.21-1.34x, of 16 MiB 0.46-0.57x; a 1024x1024 float32
-// table 1.3-1.6x, float64 0.54-0.61x), and 8 MiB elsewhere. select_streaming_threshold forces another.
+// (one thread, repeated calls, streamed against cached; benchmarks/README.md): on AMD CPUs 3/4 of the level-3 cache
+// a core's CCX shares (24 MiB of Zen 4's 32), 16 MiB on other x86 CPUs, and 8 MiB elsewhere.
+// select_streaming_threshold forces another.
 std::size_t streaming_threshold();
 void select_streaming_threshold(std::size_t bytes);
 
@@ -117,13 +114,13 @@ std::size_t get_num_threads();
 
 // For a caller that has just allocated an output of `bytes` at `data` (no page of it written yet): maps its pages,
 // writable, on all of execute's threads, an equal share each, without changing a byte (Linux's MADV_POPULATE_WRITE;
-// elsewhere, or below fault_in_threshold_bytes, nothing). The kernel zeroes each new page as it maps it: 34 of the
-// 52 ms of a new 400 MB float32 result on Zen 4, where a streamed line on two threads scans on one (now 41-44 ms on
-// two); on an Intel Xeon, mapping the pages in one call took 114-122 ms where the scan's page faults took 137-146.
+// elsewhere, or below fault_in_threshold_bytes, nothing). The kernel zeroes each new page as it maps it: most of a
+// new large result's time, where a streamed line on two threads scans on one; mapping the pages in one call beat
+// the scan's own page faults (benchmarks/README.md).
 void fault_in(void* data, std::size_t bytes);
 // Smaller outputs are left alone: glibc's malloc serves them from memory it has mapped before (its mmap threshold
-// grows to 32 MiB), whose pages are there already (a new 16 MB result took 0.70-0.90 ms, 0.75-1.06 with the call);
-// a new 64 MB one took 8.6-8.8 ms, 6.3-7.1 with it (two threads, Zen 4).
+// grows to 32 MiB), whose pages are there already: on such an output the call only added its own time, on a larger
+// one it saved some (benchmarks/README.md).
 constexpr std::size_t fault_in_threshold_bytes = std::size_t(32) << 20;
 
 }  // namespace simdscan

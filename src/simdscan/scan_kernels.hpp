@@ -30,7 +30,8 @@ constexpr bool is_vectorized() { return std::is_arithmetic<T>::value; }
 template <class T, bool Prefetches = true>
 struct ArrayElements {
     // Whether scan_steps asks for the elements ahead of those it loads: not where a pass has just read them and
-    // asked for those ahead itself (scan_span's NaN check: asking twice cost Zen 4 9% of a 400 MB running maximum).
+    // asked for those ahead itself (scan_span's NaN check: asking twice slowed a running maximum out of cache;
+    // benchmarks/README.md).
     static constexpr bool prefetches = Prefetches;
     const T* in;
 
@@ -144,10 +145,9 @@ void finish_vectors(Outputs&, long) {}
 
 // Whether scan[] streams a line's outputs where ScanState::streams: vectorised elements stored as they are computed,
 // but log-sum-exp (at several times a copy's time) and compensated float64 blocks, which store out of scan order:
-// streamed through a block's buffer, 400 MB took 1.5 ns an element against 1.13 stored as computed; each place
-// realigned as soon as its two vectors were computed, 1.09-1.11 (Zen 4) and no faster on an Intel Xeon; nor float32
-// sums in double lanes, which RealignedOutputs (whole registers of the output type) does not take, and whose line
-// takes as long in cache as out of it (0.39 ns an element, Zen 4).
+// streamed through a block's buffer, slower than stored as computed; each place realigned as soon as its two vectors
+// were computed, hardly faster; nor float32 sums in double lanes, which RealignedOutputs (whole registers of the
+// output type) does not take, and whose line takes as long in cache as out of it (benchmarks/README.md).
 // Integer ops are exact, so their vectors are aligned for the streaming stores after a head (aligning_head); floats
 // go through RealignedOutputs.
 template <class A, class T, class Op>
@@ -174,8 +174,7 @@ State scan_steps(const T* in, O* out, std::ptrdiff_t n, State base, State carry,
 
 // Whether any of n elements (a multiple of the lane count) is NaN. Out of cache the check meets the elements first,
 // so it asks for those ahead in scan order, once per two cache lines: with the hardware prefetch alone it waited on
-// memory on an Intel Xeon (a running maximum of 400 MB float32, 1.42-1.53x a copy there, is 1.24-1.33x so), and
-// once per line cost Zen 4 5%.
+// memory on some CPUs, and asking once per line, not per two, was slower on others (benchmarks/README.md).
 template <class A, class T, bool Reverse>
 bool has_nan(const T* p, std::ptrdiff_t n) {
     using B = xsimd::batch<T, A>;
@@ -200,8 +199,8 @@ State scan_span(const T* in, O* out, std::ptrdiff_t n, State base, State carry, 
         // The blocks in scan order up to the first with a NaN (none if the running value or the base is NaN) take
         // NaNFreeExtremum, the same bits for less work; the rest, the full op. Whole blocks of vectors, so every
         // vector sits where one scan_steps over the span would put it. Two blocks are checked, then scanned while
-        // in L1: checking a whole span first took 1.7x as long out of cache, and a call per block (of constant
-        // length) trips GCC 12's -Waggressive-loop-optimizations on aarch64, a false report.
+        // in L1: checking a whole span first was slower out of cache (benchmarks/README.md), and a call per block
+        // (of constant length) trips GCC 12's -Waggressive-loop-optimizations on aarch64, a false report.
         using Fast = typename Op::NaNFree;
         constexpr std::ptrdiff_t block = 32 * std::ptrdiff_t(xsimd::batch<T, A>::size);
         constexpr std::ptrdiff_t window = 2 * block;
@@ -320,9 +319,9 @@ State scan_span_of(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, 
         std::ptrdiff_t head = 0;
         if constexpr (is_vectorized<A, T>() && (std::is_integral<T>::value || Op::selects_an_operand)) {
             // Exact ops start their vectors where out is aligned, which streaming stores need and which splits no
-            // store across cache lines (running maximum of 16384 float32 at 16 bytes past a page: 2.32 -> 2.03 us).
+            // store across cache lines (benchmarks/README.md).
             // Float sums keep their vectors where the line starts: their grouping is their rounding. Streamed float
-            // lines are realigned in registers (RealignedOutputs): a head there cost 400 MB of cummax 4-7%.
+            // lines are realigned in registers (RealignedOutputs): a head there slowed cummax (benchmarks/README.md).
             if (element_aligned && (std::is_integral<T>::value || !streams)) {
                 head = aligning_head<typename Op::template vector<T, A>, Reverse>(out, n);
             }
@@ -375,7 +374,7 @@ void rebase(const LocalOf<T, State>* in, T* out, std::ptrdiff_t n, State base, b
 }
 
 // vector_prefix within rows of n lanes: moves that would cross a row boundary bring the neutral element instead.
-// (Inlined: left out of line once scan_packed_rows took both modes, 1000000 rows of 8 float32 took 1.24x as long.)
+// (Inlined: left out of line once scan_packed_rows took both modes, it slowed short rows; benchmarks/README.md.)
 template <class A, class Op, bool Reverse, std::size_t K, class B, class V>
 SIMDSCAN_ALWAYS_INLINE V row_prefix(const V& x, const V& fill, const B& row_position, std::size_t n) {
     if constexpr (K < B::size) {
@@ -409,8 +408,7 @@ std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrd
     const VectorState fill = splat<B>(Op::template neutral<T>());
     const B identity(Lane(Op::template identity<T>()));
     const std::ptrdiff_t vectors = rows * n / std::ptrdiff_t(lanes);
-    // The loop compiled for each mode, not tested in it: a test per vector took 1000000 rows of 8 float32 1.17x as
-    // long (Intel Xeon).
+    // The loop compiled for each mode, not tested in it: a test per vector slowed short rows (benchmarks/README.md).
     const auto scan_vectors = [&](auto exclusive_rows) {
         for (std::ptrdiff_t v = 0; v < vectors; ++v) {
             const std::ptrdiff_t at = v * std::ptrdiff_t(lanes);

@@ -22,8 +22,8 @@ using SwapUnit = typename std::conditional<
     typename std::conditional<sizeof(S) == 4 || std::is_same<S, std::complex<float>>::value, std::uint32_t,
                               std::uint64_t>::type>::type;
 
-// A buffer of n trivial elements, left uninitialised (a std::vector's zeroing of the staging buffers cost a small call,
-// 16 elements with indices, 0.3 us of its 1 us) and allocated when first asked for: an indexed call whose arrays the
+// A buffer of n trivial elements, left uninitialised (a std::vector's zeroing of the staging buffers was much of a
+// small call's time: benchmarks/README.md) and allocated when first asked for: an indexed call whose arrays the
 // kernels read and write in place never asks, where it had three mallocs and frees of a few KiB.
 template <class T>
 class LazyBuffer {
@@ -65,9 +65,8 @@ public:
     }
     // Moves the buffers so that the one read last before dst, `step` bytes apart, is written lies half a page (mod
     // 4096) from it: the one load fills where the kernel writes dst itself (stores_in_place, native type), else the
-    // values that store copies to dst. Blocks of 4 KiB multiples kept their aliasing along a line: a uint16 to
-    // float64 scan of 4096x4096 rows into a new result took 21.4 ms against 10.7 ms half a page apart, and float32
-    // byte-swapped in and out along axis 0 12.9 ms against 8.2 ms.
+    // values that store copies to dst. Blocks of 4 KiB multiples kept their aliasing, and its stalls, all along a
+    // line (benchmarks/README.md).
     void keep_apart_from(const char* dst, std::ptrdiff_t step) {
         const bool kernel_reads_raw = plan_.widen == nullptr && stores_in_place(dst, step);
         const std::size_t filled = kernel_reads_raw ? 0 : raw_bytes + half_page;
@@ -139,8 +138,8 @@ public:
 private:
     // Element by element through local pointers: a store through char* may alias any member, which the compiler
     // would otherwise reload in every iteration.
-    // Four elements an iteration: with one, the loop's speed hung on where it lay in the code (x[::2] of 20M float32
-    // on Zen 4 took 7.5 ms, then 9.5 ms after a change elsewhere; 7.2 ms unrolled).
+    // Four elements an iteration: with one, the loop's speed hung on where it lay in the code, and changes elsewhere
+    // moved it (benchmarks/README.md).
     static void gather(const char* src, std::ptrdiff_t step, std::ptrdiff_t count, S* to) {
         std::ptrdiff_t i = 0;
         for (; i + 4 <= count; i += 4) {
@@ -174,7 +173,7 @@ private:
 
     // Stored-type elements (gathered, byte-swapped or converted) from shift_ into storage_, compute-type values
     // half a page after them (mod 4096): kernels read one buffer while writing the other, and a load that aliases a
-    // recent store's address modulo 4096 stalls (as two 4 KiB vectors, 16 bytes apart, x[::2] scans took 1.6x as long).
+    // recent store's address modulo 4096 stalls (as two 4 KiB vectors 16 bytes apart did: benchmarks/README.md).
     static constexpr std::size_t page = 4096;
     static constexpr std::size_t half_page = 2048;
     static constexpr std::size_t raw_bytes = (std::size_t(block) * sizeof(S) + page - 1) / page * page;

@@ -96,9 +96,8 @@ struct ByteRow {
     const std::uint8_t* in;
 };
 
-// A row's source, asking for the input ahead only where the table streams (Prefetches): a table that stays in the
-// caches took up to a quarter longer with the requests (Zen 4, 1024x1024 float32 and float64, uint8 to float64 a
-// tenth), a streamed one 1.1-1.2x as long without them (4096x4096 float32 and float64).
+// A row's source, asking for the input ahead only where the table streams (Prefetches): the requests slowed a table
+// that stays in the caches, and a streamed one was slower without them (benchmarks/README.md).
 template <bool Prefetches, class T, bool Asked>
 ArrayElements<T, Prefetches> asking_ahead(const ArrayElements<T, Asked>& row) {
     return {row.in};
@@ -174,7 +173,7 @@ void scan_row(const Source& in, Outputs outputs, std::ptrdiff_t n) {
 }
 
 // A uint8 row's: byte_sums two registers at a time (an exclusive output is the inclusive one less its own value).
-// Inlined: outputs passed by value through the stack cost a failed store forwarding per row (a tenth of 256x256).
+// Inlined: outputs passed by value through the stack cost a failed store forwarding per row (benchmarks/README.md).
 template <class A, class S, bool Reverse, bool Exclusive, class Op, class Outputs, bool Prefetches>
 SIMDSCAN_ALWAYS_INLINE void scan_row(const ByteRow<Prefetches>& row, Outputs outputs, std::ptrdiff_t n) {
     static_assert(std::is_same<Op, Summation>::value && std::is_integral<S>::value, "exact sums of bytes");
@@ -263,8 +262,8 @@ void scan_two_axes_row_of(const Source& in, ColumnCarries<T> carries, T* out, st
         }
     }
     if constexpr (Streams) {
-        // Drained per row, for speed (order_streamed_stores orders them): without it Zen 4's uint8 to int32 table
-        // took 6.6 ms against 4.8 (5.4 unstreamed).
+        // Drained per row, for speed (order_streamed_stores orders them): without it a streamed uint8 to int32 table
+        // was slower than one not streamed (benchmarks/README.md).
         Lanes<A>::finish_streaming();
     }
 }
@@ -292,7 +291,7 @@ void scan_two_axes_row(const T* in, ColumnCarries<T> carries, T* out, std::ptrdi
 }
 
 // TypedKernels::two_axes_widened_row: the row's elements converted from a narrower type as they are read. A function
-// of its own: a second source in scan_two_axes_row cost the Intel Xeon a third of its float32 and float64 tables.
+// of its own: a second source in scan_two_axes_row slowed its float32 and float64 tables (benchmarks/README.md).
 template <class A, class T, class Op, bool RowsFirst, bool Reverse>
 void scan_two_axes_widened_row(const char* in, const RowWidening& widening, ColumnCarries<T> carries, T* out,
                                std::ptrdiff_t n, bool row_exclusive, bool column_exclusive, bool identity_row,

@@ -29,12 +29,12 @@ void run_two_axes(const TwoAxesPlan& plan, const TypedKernels<C, State>& kernels
     const std::ptrdiff_t out_bytes = elements * std::ptrdiff_t(sizeof(C));
     const std::size_t threads = threads_for(out_bytes);
     const RowWidening widening{widen, plan.in_element_size};
-    // Streamed rows made 4096x4096 tables 0.75-0.9x as long on Zen 4 and 0.7-0.95x on the Intel Xeon (float32 on
-    // Zen 4 into cv2's (H + 1, W + 1) layout too since the carries sit on cache lines: 0.75-0.77x, 1.05-1.1x before).
+    // Streamed rows made large tables faster (into cv2's (H + 1, W + 1) layout too since the carries sit on cache
+    // lines; benchmarks/README.md).
     const bool streams = plan.out != plan.in && streams_past_caches(elements * plan.in_element_size, out_bytes);
     // Rows first (uint8 rows always) into a cached table, the column inclusive: each output row holds the column's
-    // running values, which the next row's step reads there, and no carry row is written (uint8 to int32, 256x256,
-    // Intel Xeon: 17 against 20 us; uint8 to float64 31 against 47). A streamed row is not in the caches to be read.
+    // running values, which the next row's step reads there, and no carry row is written (benchmarks/README.md). A
+    // streamed row is not in the caches to be read.
     const bool outputs_hold_carries = (plan.rows_first || plan.byte_rows) && !plan.column_exclusive && !streams;
     parallel_ranges(plan.image_count, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
         LineVector<C> carry(static_cast<std::size_t>(plan.width));

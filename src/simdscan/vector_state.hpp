@@ -122,7 +122,7 @@ SIMDSCAN_ALWAYS_INLINE Compensated<B> shifted(const Compensated<B>& x, const Com
 }
 
 // Inlined into its caller, a compensated state's sum and error kept in registers: GCC left the compensated
-// float64 prefix out of line in the chunked (rebasing) scan, its states passed through memory (20% of the time).
+// float64 prefix out of line in the chunked (rebasing) scan, its states passed through memory (benchmarks/README.md).
 template <class A, class Op, bool Reverse, std::size_t K, std::size_t LaneCount, class V>
 SIMDSCAN_ALWAYS_INLINE V vector_prefix(const V& x, const V& fill) {
     // log2(lanes) steps of "add the lanes K places behind": an inclusive scan inside the register. The earlier lanes

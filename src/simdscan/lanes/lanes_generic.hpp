@@ -71,7 +71,7 @@ struct GenericLanes {
 
     // a + b and a - b where additions crowd the add pipes (a sum's carry from one vector to the next, TwoSum): ISAs
     // with FMA run them on the multiply pipes (FusedLanes), leaving the add pipes, which Zen 4 shares with lane moves,
-    // to the rest (12% in cache there).
+    // to the rest (faster in cache there: benchmarks/README.md).
     template <class T>
     static batch<T> add_beside(const batch<T>& a, const batch<T>& b) { return a + b; }
     template <class T>
