@@ -247,8 +247,8 @@ struct Extremum : ExactState {
     static constexpr bool writes_indices = true;
     static constexpr bool has_nan_free_variant = true;
     using NaNFree = NaNFreeExtremum<Larger>;
-    // a is the running value, b the next element: a tie takes b (numpy.maximum.accumulate's bits for +0.0 against
-    // -0.0, and the element whose position a scan with indices reports), a NaN operand is the result.
+    // a is the running value, b the next element: a tie takes b (numpy.maximum.accumulate's float32 and float64 bits
+    // for +0.0 against -0.0, and the element whose position a scan with indices reports); a NaN operand is the result.
     template <class V>
     static V apply(const V& a, const V& b) { return pick(either(beats(a, b), is_nan(a)), a, b); }
     // Vectors of integers: the ISA's max / min instructions, whose tied operands have the same bits. Not for floats:
