@@ -24,14 +24,6 @@ bool is_array_of(const char* p, std::ptrdiff_t step) {
     return step == std::ptrdiff_t(sizeof(E)) && reinterpret_cast<std::uintptr_t>(p) % alignof(E) == 0;
 }
 
-// Whether an indexed job's outputs, values and positions, go past the caches where written straight to the arrays.
-inline bool streams_indexed(const Plan& plan) {
-    const std::ptrdiff_t elements = plan.lines * plan.n;
-    return plan.out != plan.in &&
-           streams_past_caches(elements * plan.in_element_size,
-                               elements * (plan.element_size + std::ptrdiff_t(sizeof(std::int64_t))));
-}
-
 // Scans one line of an indexed job: blocks gathered in scan order, their running values and the suppliers' positions
 // computed by the tier's kernel (an element supplies the running value where it equals it, or where the first NaN
 // arrives), and both stored.
@@ -59,7 +51,7 @@ public:
         // unaligned head and tail element by element: once a line, not once a block (benchmarks/README.md).
         const bool whole = direct_values && direct_positions && staging_.loads_in_place(in, plan_.in_step);
         const std::ptrdiff_t step = whole ? plan_.n : block;
-        const bool streams = whole && streams_indexed(plan_);
+        const bool streams = whole && streams_past_caches(plan_);
         for (std::ptrdiff_t begin = 0; begin < plan_.n; begin += step) {
             const std::ptrdiff_t count = std::min(step, plan_.n - begin);
             const C* x = staging_.load(in + begin * plan_.in_step, plan_.in_step, count);
@@ -132,7 +124,7 @@ public:
         std::fill_n(suppliers_.get(), width, std::int64_t(-1));
         const bool direct_positions = is_array_of<std::int64_t>(indices, inner.indices_stride) &&
                                       plan_.indices_step % std::ptrdiff_t(sizeof(std::int64_t)) == 0;
-        const bool streams = direct_positions && streams_indexed(plan_);
+        const bool streams = direct_positions && streams_past_caches(plan_);
         for (std::ptrdiff_t r = 0; r < plan_.n; ++r) {
             // The scan's r-th row is at n - 1 - r along the axis when decreasing.
             const std::int64_t index = decreasing_ ? plan_.n - 1 - r : r;

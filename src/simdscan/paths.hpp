@@ -26,11 +26,7 @@ struct Job {
     bool exclusive;
     const KernelTable& table;  // the float16 conversions
 
-    bool streams() const {
-        const std::ptrdiff_t elements = plan.lines * plan.n;
-        return plan.out != plan.in &&
-               streams_past_caches(elements * plan.in_element_size, elements * plan.element_size);
-    }
+    bool streams() const { return streams_past_caches(plan); }
 };
 
 // Direct path engine: the kernels run on the arrays, in scan order given by the sign of the step.

@@ -71,6 +71,15 @@ inline bool streams_past_caches(std::ptrdiff_t in_bytes, std::ptrdiff_t out_byte
     return in_bytes + out_bytes >= std::ptrdiff_t(streaming_threshold());
 }
 
+// Whether a plan's outputs (its values, and its indices where it writes them) go past the caches where written
+// straight to the arrays: every operand's bytes count.
+inline bool streams_past_caches(const Plan& plan) {
+    const std::ptrdiff_t elements = plan.lines * plan.n;
+    const std::ptrdiff_t index_size = plan.indices != nullptr ? std::ptrdiff_t(sizeof(std::int64_t)) : 0;
+    return plan.out != plan.in &&
+           streams_past_caches(elements * plan.in_element_size, elements * (plan.element_size + index_size));
+}
+
 // A summed-area table in one pass (two_axes_path.hpp): images of rows, each row contiguous in both arrays, walked
 // in the scan order of the column axis, each row scanned along the row axis before (rows_first) or after its step
 // along the column axis.
