@@ -206,6 +206,9 @@ long mismatches_on_active_tier() {
                 for (bool exclusive : {false, true}) {
                     for (auto shape : shapes) {
                         const auto [rows, cols] = shape;
+                        if (axis == 0 && rows == 1 && cols > 1000) {
+                            continue;  // lines of one element: {1, 1000} has them, and qemu is slow to walk 400001
+                        }
                         bad += mismatches<float>(DataType::float32, op, rows, cols, axis, reverse, exclusive);
                         bad += mismatches<double>(DataType::float64, op, rows, cols, axis, reverse, exclusive);
                         bad += mismatches<std::int32_t>(DataType::int32, op, rows, cols, axis, reverse, exclusive);
