@@ -71,6 +71,18 @@ def stepped_reversed_out(shape, dtype, fill):
     return buf[view], buf, outside
 
 
+def scattered_outs(shape, dtype):
+    """Named out= arrays of ``shape``: one starting at every element offset within a cache line of a fresh buffer,
+    and views stepped by 2, 3 and -1 (reversed)."""
+    size = int(np.prod(shape))
+    per_line = 64 // np.dtype(dtype).itemsize
+    outs = {f"out+{offset}": np.empty(size + per_line, dtype)[offset : offset + size].reshape(shape)
+            for offset in range(per_line)}
+    for step in (2, 3, -1):
+        outs[f"out[::{step}]"] = np.empty(size * abs(step), dtype)[::step].reshape(shape)
+    return outs
+
+
 def check_in_place(base, layout, call, check, label):
     """call(a, axis, direction=, exclusive=, out=a) on a fresh ``apply_layout(base, layout)`` for every axis of
     ``base`` (and -1), both string directions and both modes; check(a, before, axis, decreasing, exclusive, where)."""

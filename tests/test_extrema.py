@@ -13,7 +13,16 @@ from hypothesis.extra import numpy as hnp
 
 import simdscan
 from data import seed_of
-from params import DIRECTIONS, all_axes, check_cases, check_in_place, scan, scan_cases, stepped_reversed_out
+from params import (
+    DIRECTIONS,
+    all_axes,
+    check_cases,
+    check_in_place,
+    scan,
+    scan_cases,
+    scattered_outs,
+    stepped_reversed_out,
+)
 from family_reference import (
     EXTREMA_DTYPES,
     EXTREMA_OPS,
@@ -156,9 +165,6 @@ def test_float_special_values(op, dtype):
             check_extremum(scan(op, x, 0, dec, exc), op, x, 0, dec, exc, f"{op} {dtype} {x!r} {dec} {exc}")
 
 
-UFUNCS = {"cummax": np.maximum, "cummin": np.minimum, "nancummax": np.fmax, "nancummin": np.fmin}
-
-
 @pytest.mark.parametrize("shape", [(301,), (301, 7)], ids=["line", "outer"])  # the second scanned along axis 0
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 @pytest.mark.parametrize("op", OPS4)
@@ -171,14 +177,9 @@ def test_signed_zero_ties_take_the_later_element(op, dtype, shape):
     x = rng.choice(np.array([0.0, -0.0], dtype=dtype), size=shape)
     want = np.signbit(x)
     if dtype != "float16":
-        np.testing.assert_array_equal(np.signbit(UFUNCS[op].accumulate(x, axis=0)), want)
-    per_line = 64 // np.dtype(dtype).itemsize
-    outs = {f"out+{offset}": np.empty(x.size + per_line, dtype)[offset : offset + x.size].reshape(shape)
-            for offset in range(per_line)}  # every element offset within a cache line
-    for step in (2, 3, -1):
-        outs[f"out[::{step}]"] = np.empty(x.size * abs(step), dtype)[::step].reshape(shape)
+        np.testing.assert_array_equal(np.signbit(expected_extremum(op, x, 0)), want)
     for dec in (False, True):
-        for name, out in outs.items():
+        for name, out in scattered_outs(shape, dtype).items():
             scan(op, x, 0, dec, False, out=out)
             np.testing.assert_array_equal(np.signbit(out), want, err_msg=f"{op} {dtype} {name} dec={dec}")
         if op in EXTREMA_OPS:

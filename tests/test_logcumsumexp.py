@@ -12,7 +12,7 @@ from hypothesis.extra import numpy as hnp
 
 import simdscan
 from data import seed_of
-from params import DIRECTIONS, stepped_reversed_out
+from params import DIRECTIONS, scattered_outs, stepped_reversed_out
 from family_reference import VARIANTS, assert_same_bits, check_logcumsumexp, logcumsumexp_result_dtype
 from reference import LAYOUTS, PATHS, apply_layout, assert_unchanged, snapshot
 
@@ -327,11 +327,7 @@ def test_bits_do_not_depend_on_the_layout(dtype, n, decreasing, exclusive):
     inputs = {"strided in": wide[::3], "reversed view in": x[::-1].copy()[::-1]}
     for name, a in inputs.items():
         assert_same_bits(call(a, 0, decreasing, exclusive), want, f"{name} n={n} dec={decreasing} excl={exclusive}")
-    outs = {"strided out": np.empty(3 * n, dtype)[::3], "reversed out": np.empty(n, dtype)[::-1]}
-    itemsize = np.dtype(dtype).itemsize
-    for offset in range(64 // itemsize):
-        outs[f"out+{offset}"] = np.empty(n + 64 // itemsize, dtype)[offset : offset + n]
-    for name, out in outs.items():
+    for name, out in scattered_outs((n,), dtype).items():
         call(x, 0, decreasing, exclusive, out=out)
         assert_same_bits(out, want, f"{name} n={n} dec={decreasing} excl={exclusive}")
     for threads in (1, 3):
