@@ -6,9 +6,9 @@
 //                    row, in NumPy's order (outer_buffered: rows staged through a buffer);
 //  lines_buffered  - anything else (strided, byte-swapped, float16, misaligned): blocks of a line are gathered into a
 //                    buffer in scan order, scanned there, and scattered back;
-//  indexed         - extrema with the positions that supplied them (indexed_path.hpp): lines_buffered's way, with
-//                    the positions found from each block's inputs and running values, or along an outer axis the
-//                    outer path's rows, each column's running value and supplier kept aside;
+//  indices         - extrema with the positions that supplied them, an operand of the job as the others: on
+//                    lines_buffered's path the positions found from each block's inputs and running values, along
+//                    an outer axis each column's running value and supplier kept aside with the staged rows;
 //  two axes        - a scan followed by another along a second axis: a plain sum with one of the two contiguous
 //                    row by row in one pass (two_axes_path.hpp), anything else as the two scans in turn.
 // An input of a narrower type than the output (widens_exactly) is converted as it is read: row by row on the one-pass
@@ -17,7 +17,6 @@
 
 #include "dispatch.hpp"
 #include "element_types.hpp"
-#include "indexed_path.hpp"
 #include "parallel.hpp"
 #include "paths.hpp"
 #include "plan.hpp"
@@ -77,10 +76,6 @@ void run_extremum(const CumulativeOperatorDesc& desc, const Route& route) {
     detail::TypedKernels<C, C> kernels = (maximum ? table.maximum : table.minimum).template get<C>();
     if (desc.output.data_type == DataType::boolean) {
         kernels.identity = maximum ? C(0) : C(1);  // false and true, not the byte's extremes
-    }
-    if (desc.indices.data != nullptr) {
-        return detail::run_indexed<S, C>(*route.plan, kernels, desc.exclusive,
-                                         desc.direction == AxisDirection::decreasing, table);
     }
     run_typed<S>(desc, route, kernels);
 }

@@ -73,6 +73,10 @@ struct ScanState {
     State total{};
     // The outputs go past the caches (stream_vector): too many to stay there, and not written over the input.
     bool streams = false;
+    // Where the job writes indices (scan_indexed): the scan position that supplied the running value (-1: none
+    // yet), and whether a NaN has (from the first NaN on, the supplier stays).
+    std::int64_t supplier = -1;
+    bool reached_nan = false;
 };
 
 // How a span is scanned, chosen per call at run time (not a template parameter: each would double every scan loop

@@ -49,13 +49,12 @@ struct Chunks {
     std::ptrdiff_t length(std::ptrdiff_t k) const { return std::min(n, (k + 1) * size) - k * size; }
 };
 
-// Scans a line of n elements chunk by chunk on the calling thread. An engine scans scan positions of a line:
-// scan(in, out, begin, length, st) in one go, or scan_local(in, local, ...) into a buffer and then
-// store_based(local, out, begin, length, base) with the earlier chunks' total in front (paths.hpp); total(in,
-// begin, length) is their op (kernels.total's).
+// Scans a line of n elements chunk by chunk on the calling thread. An engine scans scan positions of a line (its
+// operands at `line`): scan(line, begin, length, st) in one go, or scan_local(line, local, ...) into a buffer and
+// then store_based(local, line, begin, length, base) with the earlier chunks' total in front (paths.hpp);
+// total(line, begin, length) is their op (kernels.total's).
 template <class C, class State, class Engine>
-void scan_line_chunked(const TypedKernels<C, State>& kernels, std::ptrdiff_t n, Engine& engine, const char* in,
-                       char* out) {
+void scan_line_chunked(const TypedKernels<C, State>& kernels, std::ptrdiff_t n, Engine& engine, const Operands& line) {
     const Chunks chunks{n, chunk_elements<C>()};
     if (kernels.total[0] != nullptr) {
         // Each chunk from its base, the op of the earlier chunks' totals, as scan_line_parallel does.
@@ -64,9 +63,9 @@ void scan_line_chunked(const TypedKernels<C, State>& kernels, std::ptrdiff_t n, 
             const bool last = k + 1 == chunks.count();
             ScanState<State> st{kernels.neutral, base, false, k == 0};
             st.wants_total = !last;
-            engine.scan(in, out, chunks.begin(k), chunks.length(k), st);
+            engine.scan(line, chunks.begin(k), chunks.length(k), st);
             if (!last) {
-                const State total = st.has_total ? st.total : engine.total(in, chunks.begin(k), chunks.length(k));
+                const State total = st.has_total ? st.total : engine.total(line, chunks.begin(k), chunks.length(k));
                 base = k == 0 ? total : kernels.apply(base, total);
             }
         }
@@ -76,7 +75,7 @@ void scan_line_chunked(const TypedKernels<C, State>& kernels, std::ptrdiff_t n, 
     for (std::ptrdiff_t k = 0; k < chunks.count(); ++k) {
         const State base_before = st.base;
         st.local = kernels.neutral;
-        engine.scan(in, out, chunks.begin(k), chunks.length(k), st);
+        engine.scan(line, chunks.begin(k), chunks.length(k), st);
         st.base = st.has_base ? kernels.apply(base_before, st.local) : st.local;
         st.has_base = true;
     }
@@ -121,7 +120,7 @@ using LineVector = std::vector<T, LineAllocator<T>>;
 // a thread takes its chunk's total instead, and once it has published scans the chunk from its base.
 template <class C, class State, class MakeEngine>
 void scan_line_parallel(const TypedKernels<C, State>& kernels, std::ptrdiff_t n, MakeEngine&& make_engine,
-                        const char* in, char* out, std::size_t threads) {
+                        const Operands& line, std::size_t threads) {
     const Chunks chunks{n, chunk_elements<C>()};
     const std::ptrdiff_t count = chunks.count();
     std::vector<State> published(static_cast<std::size_t>(count));  // published[k]: the op of chunks 0..k
@@ -140,16 +139,16 @@ void scan_line_parallel(const TypedKernels<C, State>& kernels, std::ptrdiff_t n,
                 // were slower than one, the memory already busy with one: benchmarks/README.md).
                 const State base = k == 0 ? kernels.neutral : published[std::size_t(k - 1)];
                 ScanState<State> st{base, kernels.neutral, k != 0, k == 0};
-                engine.scan(in, out, chunks.begin(k), chunks.length(k), st);
+                engine.scan(line, chunks.begin(k), chunks.length(k), st);
                 published[std::size_t(k)] = k == 0 ? st.local : kernels.apply(base, st.local);
                 ready[std::size_t(k)].store(true, std::memory_order_release);
                 continue;
             }
             ScanState<State> st{kernels.neutral, kernels.neutral, false, k == 0};
             if (by_total) {
-                st.local = engine.total(in, chunks.begin(k), chunks.length(k));
+                st.local = engine.total(line, chunks.begin(k), chunks.length(k));
             } else {
-                engine.scan_local(in, local, chunks.begin(k), chunks.length(k), st);
+                engine.scan_local(line, local, chunks.begin(k), chunks.length(k), st);
             }
             const State own = st.local;  // the chunk's total
             State base = kernels.neutral;  // the op of the earlier chunks' totals
@@ -165,9 +164,9 @@ void scan_line_parallel(const TypedKernels<C, State>& kernels, std::ptrdiff_t n,
             ready[std::size_t(k)].store(true, std::memory_order_release);
             if (by_total) {
                 st.local = base;
-                engine.scan(in, out, chunks.begin(k), chunks.length(k), st);
+                engine.scan(line, chunks.begin(k), chunks.length(k), st);
             } else {
-                engine.store_based(local, out, chunks.begin(k), chunks.length(k), base);
+                engine.store_based(local, line, chunks.begin(k), chunks.length(k), base);
             }
         }
     });

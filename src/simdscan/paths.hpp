@@ -1,4 +1,5 @@
-// The path runners: a plan's lines handed to the kernels directly, row by row along an outer axis, or via staging.
+// The path runners: a plan's lines handed to the kernels directly, row by row along an outer axis, or via staging;
+// each operand's span alike, the indices' where the job writes them.
 #pragma once
 
 #include <algorithm>
@@ -35,32 +36,37 @@ struct DirectEngine {
     using Local = typename TypedKernels<C, State>::Local;
     const Job<S, C, State>& job;
 
-    // The memory order of scan positions [begin, begin + length) starts at scan position `first`.
-    std::ptrdiff_t first(std::ptrdiff_t begin, std::ptrdiff_t length) const {
-        return job.plan.in_step < 0 ? begin + length - 1 : begin;
+    bool reverse() const { return job.plan.step[Role::in] < 0; }
+    // Operand `role`'s element at the start in memory of scan positions [begin, begin + length) of `line`.
+    template <class T>
+    T* at(const Operands& line, std::size_t role, std::ptrdiff_t begin, std::ptrdiff_t length) const {
+        const std::ptrdiff_t first = reverse() ? begin + length - 1 : begin;
+        return reinterpret_cast<T*>(line[role] + first * job.plan.step[role]);
     }
-    void scan(const char* in, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<State>& st) {
-        const std::ptrdiff_t at = first(begin, length);
+    void scan(const Operands& line, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<State>& st) {
         st.streams = job.streams();
-        job.kernels.scan[job.plan.in_step < 0](reinterpret_cast<const C*>(in + at * job.plan.in_step),
-                                               reinterpret_cast<C*>(out + at * job.plan.out_step), length, st,
-                                               job.exclusive);
+        job.kernels.scan[reverse()](at<const C>(line, Role::in, begin, length),
+                                    at<C>(line, Role::out, begin, length), length, st, job.exclusive);
     }
-    void scan_local(const char* in, Local* local, std::ptrdiff_t begin, std::ptrdiff_t length,
+    void scan_local(const Operands& line, Local* local, std::ptrdiff_t begin, std::ptrdiff_t length,
                     ScanState<State>& st) {
-        const std::ptrdiff_t at = first(begin, length);
-        job.kernels.scan_local[job.plan.in_step < 0](reinterpret_cast<const C*>(in + at * job.plan.in_step), local,
-                                                     length, st, job.exclusive);
+        job.kernels.scan_local[reverse()](at<const C>(line, Role::in, begin, length), local, length, st,
+                                          job.exclusive);
     }
-    State total(const char* in, std::ptrdiff_t begin, std::ptrdiff_t length) const {
-        return job.kernels.total[job.plan.in_step < 0](
-            reinterpret_cast<const C*>(in + first(begin, length) * job.plan.in_step), length);
+    State total(const Operands& line, std::ptrdiff_t begin, std::ptrdiff_t length) const {
+        return job.kernels.total[reverse()](at<const C>(line, Role::in, begin, length), length);
     }
-    void store_based(const Local* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, State base) {
-        job.kernels.rebase(local, reinterpret_cast<C*>(out + first(begin, length) * job.plan.out_step), length, base,
-                           job.streams());
+    void store_based(const Local* local, const Operands& line, std::ptrdiff_t begin, std::ptrdiff_t length,
+                     State base) {
+        job.kernels.rebase(local, at<C>(line, Role::out, begin, length), length, base, job.streams());
     }
 };
+
+// Whether places `step` bytes apart from p form an aligned array of E.
+template <class E>
+bool is_array_of(const char* p, std::ptrdiff_t step) {
+    return step == std::ptrdiff_t(sizeof(E)) && reinterpret_cast<std::uintptr_t>(p) % alignof(E) == 0;
+}
 
 // Buffered path engine: blocks of a line, in scan order, go through Staging and are scanned in its buffer.
 template <class S, class C, class State>
@@ -70,22 +76,30 @@ public:
     explicit LineBuffers(const Job<S, C, State>& job)
         : job_(job), staging_(job.plan, job.table), scan_half_(packed_half_scan(job.plan, job.kernels)) {}
 
-    // Scans scan positions [begin, begin + length) of the line at in/out with state st.
-    void scan(const char* in, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<State>& st) {
+    // Scans scan positions [begin, begin + length) of the line at `line` with state st.
+    void scan(const Operands& line, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<State>& st) {
+        const char* in = line[Role::in];
+        char* out = line[Role::out];
+        if constexpr (std::is_same<State, C>::value) {
+            if (job_.plan.has(Role::indices)) {
+                return scan_indexed(line, begin, length, st);
+            }
+        }
         if (scan_half_ != nullptr && (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) %
                                              alignof(S) == 0) {
-            const std::ptrdiff_t at = job_.plan.in_step < 0 ? begin + length - 1 : begin;
-            scan_half_(reinterpret_cast<const std::uint16_t*>(in + at * job_.plan.in_step),
-                       reinterpret_cast<std::uint16_t*>(out + at * job_.plan.out_step), length, st, job_.exclusive);
+            const std::ptrdiff_t at = job_.plan.step[Role::in] < 0 ? begin + length - 1 : begin;
+            scan_half_(reinterpret_cast<const std::uint16_t*>(in + at * job_.plan.step[Role::in]),
+                       reinterpret_cast<std::uint16_t*>(out + at * job_.plan.step[Role::out]), length, st,
+                       job_.exclusive);
             return;
         }
         st.wants_total = false;  // the kernel sees one staging block at a time, not the range
         // A packed native output is written by the kernel itself (past the caches where the job streams), not
         // scanned into the buffer and copied out.
-        char* at = out + begin * job_.plan.out_step;
-        const bool into_out = staging_.stores_in_place(at, job_.plan.out_step);
+        char* at = out + begin * job_.plan.step[Role::out];
+        const bool into_out = staging_.stores_in_place(at, job_.plan.step[Role::out]);
         st.streams = into_out && job_.streams();
-        staging_.keep_apart_from(at, job_.plan.out_step);
+        staging_.keep_apart_from(at, job_.plan.step[Role::out]);
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
             C* values = into_out ? reinterpret_cast<C*>(at) + done : staging_.values();
@@ -98,57 +112,125 @@ public:
 
     // The two halves of scan() for a chunk scanned before its base is known: the chunk on its own into `local`
     // (scan order), then base op local stored to the output.
-    void scan_local(const char* in, Local* local, std::ptrdiff_t begin, std::ptrdiff_t length,
+    void scan_local(const Operands& line, Local* local, std::ptrdiff_t begin, std::ptrdiff_t length,
                     ScanState<State>& st) {
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
-            job_.kernels.scan_local[0](load(in, begin + done, count), local + done, count, st, job_.exclusive);
+            job_.kernels.scan_local[0](load(line[Role::in], begin + done, count), local + done, count, st,
+                                       job_.exclusive);
         }
     }
 
     // The op of scan positions [begin, begin + length) (at most a chunk), gathered in scan order and taken in one
     // call: kernels.total's bits depend on where its range starts and ends, and the direct path's take whole chunks.
-    State total(const char* in, std::ptrdiff_t begin, std::ptrdiff_t length) {
+    State total(const Operands& line, std::ptrdiff_t begin, std::ptrdiff_t length) {
         C* gathered = chunk_.get();
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
-            std::memcpy(gathered + done, load(in, begin + done, count), std::size_t(count) * sizeof(C));
+            std::memcpy(gathered + done, load(line[Role::in], begin + done, count), std::size_t(count) * sizeof(C));
         }
         return job_.kernels.total[0](gathered, length);
     }
 
-    void store_based(const Local* local, char* out, std::ptrdiff_t begin, std::ptrdiff_t length, State base) {
+    void store_based(const Local* local, const Operands& line, std::ptrdiff_t begin, std::ptrdiff_t length,
+                     State base) {
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
             job_.kernels.rebase(local + done, staging_.values(), count, base, false);
-            store(out, begin + done, count);
+            store(line[Role::out], begin + done, count);
         }
     }
 
 private:
     static constexpr std::ptrdiff_t block = Staging<S, C>::block;
 
+    // scan() with the indices: blocks gathered in scan order, their running values and the suppliers' positions
+    // computed by the tier's kernel (an element supplies the running value where it equals it, or where the first
+    // NaN arrives), and both stored; the positions as indices along the axis.
+    void scan_indexed(const Operands& line, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
+        const Plan& plan = job_.plan;
+        const bool exclusive = job_.exclusive;
+        // Inclusive increasing scans into plain arrays write both straight to them (not in place: x is read after
+        // its values are written); the others go through the buffers (not staging's: a converted x lies there).
+        const bool direct_values = !exclusive && line[Role::in] != line[Role::out] && std::is_same<S, C>::value &&
+                                   !plan.out_swapped && is_array_of<C>(line[Role::out], plan.step[Role::out]);
+        const bool direct_positions =
+            !exclusive && !plan.decreasing && is_array_of<std::int64_t>(line[Role::indices], plan.step[Role::indices]);
+        // A line read in place and written straight to both goes to the kernel whole, which scans each call's
+        // unaligned head and tail element by element: once a line, not once a block (benchmarks/README.md).
+        const bool whole = direct_values && direct_positions && staging_.loads_in_place(line[Role::in], plan.step[Role::in]);
+        const std::ptrdiff_t step = whole ? length : block;
+        const bool streams = whole && job_.streams();
+        for (std::ptrdiff_t done = 0; done < length; done += step) {
+            const std::ptrdiff_t count = std::min(step, length - done);
+            const std::ptrdiff_t first = begin + done;
+            const C* x = load(line[Role::in], first, count);
+            const Operands at = operands_at(line, {}, first, plan.step);
+            C* values = direct_values ? reinterpret_cast<C*>(at[Role::out]) : values_.get();
+            std::int64_t* positions =
+                direct_positions ? reinterpret_cast<std::int64_t*>(at[Role::indices]) : positions_.get();
+            // The output before the block's first element: an exclusive scan's first, its values and positions
+            // shifted one place below.
+            const C value_before = st.at_line_start ? job_.kernels.identity : st.local;
+            const std::int64_t position_before = st.supplier;
+            st.local = job_.kernels.scan_indexed(x, values, positions, count, st.local, first, st.supplier,
+                                                 st.reached_nan, streams);
+            st.at_line_start = false;
+            if (exclusive) {
+                std::memmove(values + 1, values, std::size_t(count - 1) * sizeof(C));
+                std::memmove(positions + 1, positions, std::size_t(count - 1) * sizeof(std::int64_t));
+                values[0] = value_before;
+                positions[0] = position_before;
+            }
+            if (!direct_values) {
+                staging_.store(values, at[Role::out], plan.step[Role::out], count, false);
+            }
+            if (!direct_positions) {
+                store_positions(positions, at[Role::indices], count);
+            }
+        }
+    }
+
+    // Stores n scan positions as indices along the axis (counted from its end when decreasing; -1 stays).
+    void store_positions(const std::int64_t* positions, char* target, std::ptrdiff_t n) const {
+        const Plan& plan = job_.plan;
+        if (!plan.decreasing && plan.step[Role::indices] == std::ptrdiff_t(sizeof(std::int64_t))) {
+            std::memcpy(target, positions, std::size_t(n) * sizeof(std::int64_t));
+            return;
+        }
+        for (std::ptrdiff_t i = 0; i < n; ++i) {
+            const std::int64_t p = positions[i];
+            const std::int64_t index = p < 0 || !plan.decreasing ? p : std::int64_t(plan.n) - 1 - p;
+            std::memcpy(target + i * plan.step[Role::indices], &index, sizeof(index));
+        }
+    }
+
     // A float16 line stored packed, in native byte order and the same direction in both arrays, needs no staging:
     // the kernel converts its vectors in registers, sparing the staged copies (benchmarks/README.md).
     static typename TypedKernels<C, State>::scan_half_fn packed_half_scan(const Plan& plan,
                                                                          const TypedKernels<C, State>& kernels) {
+        const std::ptrdiff_t step = plan.step[Role::in];
         const bool packed = std::is_same<S, std::uint16_t>::value && std::is_same<C, float>::value &&
-                            !plan.in_swapped && !plan.out_swapped && plan.in_step == plan.out_step &&
-                            (plan.in_step == std::ptrdiff_t(sizeof(S)) || plan.in_step == -std::ptrdiff_t(sizeof(S)));
-        return packed ? kernels.scan_half[plan.in_step < 0] : nullptr;
+                            !plan.in_swapped && !plan.out_swapped && step == plan.step[Role::out] &&
+                            (step == std::ptrdiff_t(sizeof(S)) || step == -std::ptrdiff_t(sizeof(S)));
+        return packed ? kernels.scan_half[step < 0] : nullptr;
     }
 
     const C* load(const char* in, std::ptrdiff_t begin, std::ptrdiff_t count) {
-        return staging_.load(in + begin * job_.plan.in_step, job_.plan.in_step, count);
+        return staging_.load(in + begin * job_.plan.step[Role::in], job_.plan.step[Role::in], count);
     }
     void store(char* out, std::ptrdiff_t begin, std::ptrdiff_t count) {
-        staging_.store(staging_.values(), out + begin * job_.plan.out_step, job_.plan.out_step, count, job_.streams());
+        staging_.store(staging_.values(), out + begin * job_.plan.step[Role::out], job_.plan.step[Role::out], count,
+                       job_.streams());
     }
 
     const Job<S, C, State>& job_;
     Staging<S, C> staging_;
     typename TypedKernels<C, State>::scan_half_fn scan_half_;
     LazyBuffer<C> chunk_{std::size_t(chunk_elements<C>())};  // total's gathered chunk, where the op takes totals
+    // An indexed block's values and positions, where they are not written straight to the arrays.
+    LazyBuffer<C> values_{std::size_t(block)};
+    LazyBuffer<std::int64_t> positions_{std::size_t(block)};
 };
 
 template <class S, class C, class State>
@@ -161,16 +243,19 @@ std::size_t threads_for(const Job<S, C, State>& job) {
 template <class S, class C, class State, class MakeEngine>
 void run_lines(const Job<S, C, State>& job, bool streamed, MakeEngine&& make_engine) {
     const Plan& plan = job.plan;
-    const Dim inner = innermost(plan);
+    const Dim inner = innermost(plan.others);
     const std::size_t threads = threads_for(job);
+    // Positions carry from element to element, and no total stands for a chunk's: an indexed line goes to the
+    // engine whole, on one thread.
+    const bool indexed = plan.has(Role::indices);
     // scan_line_parallel passes twice over most chunks: against one streamed pass, two threads lost
     // (benchmarks/README.md).
     const bool chained = std::ptrdiff_t(threads) > plan.lines && (threads > 2 || !streamed);
-    if (plan.n > chunk_elements<C>() && chained) {
+    if (plan.n > chunk_elements<C>() && chained && !indexed) {
         for_each_run(plan.others, 0, plan.lines, [&](const LineOffsets& first, std::ptrdiff_t count) {
             for (std::ptrdiff_t r = 0; r < count; ++r) {
-                scan_line_parallel(job.kernels, plan.n, make_engine, plan.in + first.in + r * inner.in_stride,
-                                   plan.out + first.out + r * inner.out_stride, threads);
+                scan_line_parallel(job.kernels, plan.n, make_engine,
+                                   operands_at(plan.data, first, r, inner.stride), threads);
             }
         });
         return;
@@ -179,8 +264,13 @@ void run_lines(const Job<S, C, State>& job, bool streamed, MakeEngine&& make_eng
         auto engine = make_engine();
         for_each_run(plan.others, begin, end, [&](const LineOffsets& first, std::ptrdiff_t count) {
             for (std::ptrdiff_t r = 0; r < count; ++r) {
-                scan_line_chunked(job.kernels, plan.n, engine, plan.in + first.in + r * inner.in_stride,
-                                  plan.out + first.out + r * inner.out_stride);
+                const Operands line = operands_at(plan.data, first, r, inner.stride);
+                if (indexed) {
+                    ScanState<State> st{job.kernels.neutral, job.kernels.neutral, false, true};
+                    engine.scan(line, 0, plan.n, st);
+                } else {
+                    scan_line_chunked(job.kernels, plan.n, engine, line);
+                }
             }
         });
     });
@@ -196,14 +286,13 @@ void run_direct(const Job<S, C, State>& job) {
     }
     note_runner("direct_rows");
     // Short lines: whole runs of rows per kernel call.
-    const bool reverse = plan.in_step < 0;
-    const std::ptrdiff_t first = reverse ? plan.n - 1 : 0;
-    const Dim inner = innermost(plan);
+    const bool reverse = plan.step[Role::in] < 0;
+    const Dim inner = innermost(plan.others);
     parallel_ranges(plan.lines, threads_for(job), [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
         for_each_run(plan.others, begin, end, [&](const LineOffsets& run, std::ptrdiff_t count) {
-            job.kernels.rows[reverse](plan.in + run.in + first * plan.in_step,
-                                      plan.out + run.out + first * plan.out_step, plan.n, count, inner.in_stride,
-                                      inner.out_stride, job.exclusive, job.streams());
+            const Operands first = operands_at(plan.data, run, reverse ? plan.n - 1 : 0, plan.step);
+            job.kernels.rows[reverse](first[Role::in], first[Role::out], plan.n, count, inner.stride[Role::in],
+                                      inner.stride[Role::out], job.exclusive, job.streams());
         });
     });
 }
@@ -215,13 +304,13 @@ template <class S, class C, class State>
 void scan_outer_tile(const Job<S, C, State>& job, const C* in, C* out, std::ptrdiff_t width) {
     const Plan& plan = job.plan;
     const auto row_in = [&](std::ptrdiff_t r) {
-        return reinterpret_cast<const C*>(reinterpret_cast<const char*>(in) + r * plan.in_step);
+        return reinterpret_cast<const C*>(reinterpret_cast<const char*>(in) + r * plan.step[Role::in]);
     };
     const auto row_out = [&](std::ptrdiff_t r) {
-        return reinterpret_cast<C*>(reinterpret_cast<char*>(out) + r * plan.out_step);
+        return reinterpret_cast<C*>(reinterpret_cast<char*>(out) + r * plan.step[Role::out]);
     };
     const std::size_t bytes = std::size_t(width) * sizeof(C);
-    const auto combine = job.kernels.combine[plan.in_step < 0 && walk_falling_rows_down()];
+    const auto combine = job.kernels.combine[plan.step[Role::in] < 0 && walk_falling_rows_down()];
     if (!job.exclusive) {
         if (out != in) {
             std::memcpy(out, in, bytes);
@@ -252,15 +341,13 @@ void fill_states(Compensated<C>* carry, std::ptrdiff_t w, const Compensated<C>& 
 }
 
 // Scans rows [0, n) of one tile with the running states kept in `carry`, each row in segments of at most `segment`
-// elements: segment [c, c + count) of row r is read from load(r, c, count) in compute type, advanced into
-// target(r, c) (which may be the segment read; walked from its end if `descending`) and handed to
-// store(r, c, values, count). A segment's states sit at carry + c in every row, so a Compensated segment keeps its
-// sums-then-errors layout. `streams`: the targets are the output, and go past the caches (ScanState's).
-template <class S, class C, class State, class Load, class Target, class Store>
+// elements: segment [c, c + count) of row r is read from load(r, c, count) in compute type, advanced by
+// advance(r, c, row, states, values, count) from the states at carry + c into values = target(r, c) (which may be the
+// segment read), and handed to store(r, c, values, count). A segment's states sit at carry + c in every row, so a
+// Compensated segment keeps its sums-then-errors layout.
+template <class S, class C, class State, class Load, class Target, class Advance, class Store>
 void scan_outer_tile_carried(const Job<S, C, State>& job, std::vector<State>& carry, std::ptrdiff_t width,
-                             std::ptrdiff_t segment, bool descending, bool streams, Load&& load, Target&& target,
-                             Store&& store) {
-    const auto advance = job.kernels.advance[descending];
+                             std::ptrdiff_t segment, Load&& load, Target&& target, Advance&& advance, Store&& store) {
     for (std::ptrdiff_t c = 0; c < width; c += segment) {
         fill_states(carry.data() + c, std::min(segment, width - c), job.kernels.neutral);
     }
@@ -269,9 +356,10 @@ void scan_outer_tile_carried(const Job<S, C, State>& job, std::vector<State>& ca
             const std::ptrdiff_t count = std::min(segment, width - c);
             const C* row = load(r, c, count);
             C* values = target(r, c);
-            advance(row, carry.data() + c, values, count, job.exclusive, streams);
+            advance(r, c, row, carry.data() + c, values, count);
             if (job.exclusive && r == 0) {
-                // The empty range's value is the identity (+0.0 for sums), not the internal neutral -0.0.
+                // The empty range's value is the identity (+0.0 for sums, false for a running minimum of bool), not
+                // the internal neutral.
                 std::fill(values, values + count, job.kernels.identity);
             }
             store(r, c, values, count);
@@ -284,15 +372,19 @@ enum class TileRows {
     combined,  // scan_outer_tile: the output rows are the running rows
     carried,   // the running states kept aside, rows of the arrays read and written in place
     staged,    // the running states kept aside, rows gathered into and scattered from a buffer (outer_buffered)
+    indexed,   // staged, with each column's supplier kept aside and its positions written as indices
 };
 
 template <class S, class C, class State>
 TileRows tile_rows(const Job<S, C, State>& job, bool buffered) {
+    if (job.plan.has(Role::indices)) {
+        return TileRows::indexed;
+    }
     // The output rows are the running rows unless they hold rounded states (or elements the op replaces), are
     // overwritten in place before an exclusive scan has read them, or go past the caches, where reading them back
     // would wait on memory.
-    const bool carried =
-        job.kernels.combine[0] == nullptr || (job.plan.in == job.plan.out && job.exclusive) || job.streams();
+    const bool carried = job.kernels.combine[0] == nullptr ||
+                         (job.plan.data[Role::in] == job.plan.data[Role::out] && job.exclusive) || job.streams();
     return buffered ? TileRows::staged : carried ? TileRows::carried : TileRows::combined;
 }
 
@@ -336,10 +428,11 @@ void for_each_tile(const OuterTiling& tiling, std::size_t threads, MakeScanner&&
             const std::ptrdiff_t line = task / tiling.per_line;
             const std::ptrdiff_t element = tile * tiling.width;
             for_each_run(tiling.rest, line, line + 1, [&](const LineOffsets& run, std::ptrdiff_t) {
-                scan(scanner,
-                     LineOffsets{run.in + element * inner.in_stride, run.out + element * inner.out_stride,
-                                 run.indices + element * inner.indices_stride},
-                     tiling.width_of(tile));
+                LineOffsets first = run;
+                for (std::size_t role = 0; role < Role::count; ++role) {
+                    first[role] += element * inner.stride[role];
+                }
+                scan(scanner, first, tiling.width_of(tile));
             });
         }
     });
@@ -351,27 +444,42 @@ class TileScanner {
 public:
     TileScanner(const Job<S, C, State>& job, TileRows rows, std::ptrdiff_t width)
         : job_(job), rows_(rows), carry_(rows == TileRows::combined ? 0 : static_cast<std::size_t>(width)),
-          staging_(rows == TileRows::staged ? new Staging<S, C>(job.plan, job.table) : nullptr) {}
+          suppliers_(rows == TileRows::indexed ? static_cast<std::size_t>(width) : 0),
+          staging_(rows == TileRows::staged || rows == TileRows::indexed ? new Staging<S, C>(job.plan, job.table)
+                                                                           : nullptr) {}
 
-    // Scans every row of the tile `width` elements wide at in/out; its elements are `inner` strides apart.
-    void scan(const char* in, char* out, std::ptrdiff_t width, const Dim& inner) {
+    // Scans every row of the tile `width` elements wide at `tile`; its elements are `inner` strides apart.
+    void scan(const Operands& tile, std::ptrdiff_t width, const Dim& inner) {
+        const char* in = tile[Role::in];
+        char* out = tile[Role::out];
         switch (rows_) {
             case TileRows::combined:
                 return scan_outer_tile(job_, reinterpret_cast<const C*>(in), reinterpret_cast<C*>(out), width);
             case TileRows::carried: return scan_in_place(in, out, width);
             case TileRows::staged: return scan_staged(in, out, width, inner);
+            case TileRows::indexed:
+                if constexpr (std::is_same<State, C>::value) {
+                    return scan_indexed(tile, width, inner);
+                }
         }
     }
 
 private:
+    static constexpr std::ptrdiff_t block = Staging<S, C>::block;
+
     void scan_in_place(const char* in, char* out, std::ptrdiff_t width) {
         const Plan& plan = job_.plan;
+        const auto advance = job_.kernels.advance[plan.step[Role::in] < 0 && walk_falling_rows_down()];
+        const bool streams = job_.streams();
         scan_outer_tile_carried(
-            job_, carry_, width, width, plan.in_step < 0 && walk_falling_rows_down(), job_.streams(),
+            job_, carry_, width, width,
             [&](std::ptrdiff_t r, std::ptrdiff_t, std::ptrdiff_t) {
-                return reinterpret_cast<const C*>(in + r * plan.in_step);
+                return reinterpret_cast<const C*>(in + r * plan.step[Role::in]);
             },
-            [&](std::ptrdiff_t r, std::ptrdiff_t) { return reinterpret_cast<C*>(out + r * plan.out_step); },
+            [&](std::ptrdiff_t r, std::ptrdiff_t) { return reinterpret_cast<C*>(out + r * plan.step[Role::out]); },
+            [&](std::ptrdiff_t, std::ptrdiff_t, const C* row, State* states, C* values, std::ptrdiff_t count) {
+                advance(row, states, values, count, job_.exclusive, streams);
+            },
             [](std::ptrdiff_t, std::ptrdiff_t, const C*, std::ptrdiff_t) {});
     }
 
@@ -380,28 +488,81 @@ private:
         // A packed native output row is the kernel's target itself (past the caches where the job streams), not the
         // staging buffer copied out.
         const auto out_at = [&](std::ptrdiff_t r, std::ptrdiff_t c) {
-            return out + r * plan.out_step + c * inner.out_stride;
+            return out + r * plan.step[Role::out] + c * inner.stride[Role::out];
         };
-        const bool into_out =
-            staging_->stores_in_place(out, inner.out_stride) && plan.out_step % std::ptrdiff_t(alignof(C)) == 0;
+        const bool into_out = staging_->stores_in_place(out, inner.stride[Role::out]) &&
+                              plan.step[Role::out] % std::ptrdiff_t(alignof(C)) == 0;
         // Not where the rows are gathered from wider strides than they are stored at: streaming made those scans
         // slower (benchmarks/README.md).
-        const bool streams = job_.streams() && magnitude(inner.in_stride) <= inner.out_stride;
+        const bool streams = job_.streams() && magnitude(inner.stride[Role::in]) <= inner.stride[Role::out];
         // Segments of a staging block, the row's whole width still read and written in memory order: the staged
         // copies stay in L1, and a tile a staging block wide walked the arrays in 4 KiB pieces, far more slowly
         // (benchmarks/README.md).
         scan_outer_tile_carried(
-            job_, carry_, width, Staging<S, C>::block, false, into_out && streams,
+            job_, carry_, width, block,
             [&](std::ptrdiff_t r, std::ptrdiff_t c, std::ptrdiff_t count) {
-                staging_->keep_apart_from(out_at(r, c), inner.out_stride);
-                return staging_->load(in + r * plan.in_step + c * inner.in_stride, inner.in_stride, count);
+                staging_->keep_apart_from(out_at(r, c), inner.stride[Role::out]);
+                return staging_->load(in + r * plan.step[Role::in] + c * inner.stride[Role::in],
+                                      inner.stride[Role::in], count);
             },
             [&](std::ptrdiff_t r, std::ptrdiff_t c) {
                 return into_out ? reinterpret_cast<C*>(out_at(r, c)) : staging_->values();
             },
+            [&](std::ptrdiff_t, std::ptrdiff_t, const C* row, State* states, C* values, std::ptrdiff_t count) {
+                job_.kernels.advance[0](row, states, values, count, job_.exclusive, into_out && streams);
+            },
             [&](std::ptrdiff_t r, std::ptrdiff_t c, const C* values, std::ptrdiff_t count) {
                 if (!into_out) {
-                    staging_->store(values, out_at(r, c), inner.out_stride, count, streams);
+                    staging_->store(values, out_at(r, c), inner.stride[Role::out], count, streams);
+                }
+            });
+    }
+
+    // The staged rows with the indices: each column's running value and its supplier's index (-1: none yet) kept
+    // aside while the tile's rows go by in scan order, as the outer path's staged rows. A line at a time, each line
+    // a column, was far slower (benchmarks/README.md).
+    void scan_indexed(const Operands& tile, std::ptrdiff_t width, const Dim& inner) {
+        const Plan& plan = job_.plan;
+        const auto at = [&](std::size_t role, std::ptrdiff_t r, std::ptrdiff_t c) {
+            return tile[role] + r * plan.step[role] + c * inner.stride[role];
+        };
+        std::fill_n(suppliers_.begin(), width, std::int64_t(-1));
+        const bool direct_positions = is_array_of<std::int64_t>(tile[Role::indices], inner.stride[Role::indices]) &&
+                                      plan.step[Role::indices] % std::ptrdiff_t(sizeof(std::int64_t)) == 0;
+        const bool streams = direct_positions && job_.streams();
+        std::int64_t* positions = nullptr;
+        scan_outer_tile_carried(
+            job_, carry_, width, block,
+            [&](std::ptrdiff_t r, std::ptrdiff_t c, std::ptrdiff_t count) {
+                staging_->keep_apart_from(at(Role::out, r, c), inner.stride[Role::out]);
+                return staging_->load(at(Role::in, r, c), inner.stride[Role::in], count);
+            },
+            [&](std::ptrdiff_t r, std::ptrdiff_t c) {
+                char* target = at(Role::out, r, c);
+                return staging_->stores_in_place(target, inner.stride[Role::out]) ? reinterpret_cast<C*>(target)
+                                                                                  : staging_->values();
+            },
+            [&](std::ptrdiff_t r, std::ptrdiff_t c, const C* row, C* states, C* values, std::ptrdiff_t count) {
+                positions = direct_positions ? reinterpret_cast<std::int64_t*>(at(Role::indices, r, c))
+                                             : positions_.get();
+                // The scan's r-th row is at n - 1 - r along the axis when decreasing.
+                const std::int64_t index = plan.decreasing ? plan.n - 1 - r : r;
+                // Streamed where both rows are the outputs themselves.
+                const bool values_in_place = values == reinterpret_cast<C*>(at(Role::out, r, c));
+                job_.kernels.advance_indexed(row, states, suppliers_.data() + c, values, positions, count, index,
+                                             job_.exclusive, streams && values_in_place);
+            },
+            [&](std::ptrdiff_t r, std::ptrdiff_t c, const C* values, std::ptrdiff_t count) {
+                char* target = at(Role::out, r, c);
+                if (values != reinterpret_cast<C*>(target)) {
+                    staging_->store(values, target, inner.stride[Role::out], count, false);
+                }
+                if (!direct_positions) {
+                    char* position_target = at(Role::indices, r, c);
+                    for (std::ptrdiff_t i = 0; i < count; ++i) {
+                        std::memcpy(position_target + i * inner.stride[Role::indices], positions + i,
+                                    sizeof(std::int64_t));
+                    }
                 }
             });
     }
@@ -409,7 +570,9 @@ private:
     const Job<S, C, State>& job_;
     TileRows rows_;
     std::vector<State> carry_;
+    std::vector<std::int64_t> suppliers_;
     std::unique_ptr<Staging<S, C>> staging_;
+    LazyBuffer<std::int64_t> positions_{std::size_t(block)};  // a segment's positions, where not the indices' own
 };
 
 template <class S, class C, class State>
@@ -418,12 +581,12 @@ void run_outer(const Job<S, C, State>& job, bool buffered) {
     const std::size_t threads = threads_for(job);
     const OuterTiling tiling = outer_tiling<C>(plan, threads);
     const TileRows rows = tile_rows(job, buffered);
-    note_runner(rows == TileRows::combined ? "outer_combined" : rows == TileRows::carried ? "outer_carried"
-                                                                                          : "outer_staged");
+    static constexpr const char* names[] = {"outer_combined", "outer_carried", "outer_staged", "indexed_rows"};
+    note_runner(names[int(rows)]);
     for_each_tile(
         tiling, threads, [&] { return TileScanner<S, C, State>(job, rows, tiling.width); },
         [&](TileScanner<S, C, State>& scanner, const LineOffsets& first, std::ptrdiff_t width) {
-            scanner.scan(plan.in + first.in, plan.out + first.out, width, tiling.inner);
+            scanner.scan(operands_at(plan.data, first), width, tiling.inner);
         });
 }
 
@@ -435,7 +598,7 @@ void run_path(const Job<S, C, State>& job) {
         case Path::outer: return run_outer(job, false);
         case Path::outer_buffered: return run_outer(job, true);
         case Path::lines_buffered:
-            note_runner("lines_buffered");
+            note_runner(job.plan.has(Role::indices) ? "indexed_lines" : "lines_buffered");
             return run_lines(job, false, [&] { return LineBuffers<S, C, State>(job); });
     }
 }

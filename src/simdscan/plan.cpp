@@ -47,11 +47,12 @@ bool aligned_to(const void* p, std::ptrdiff_t alignment) {
 // Whether kernels may read and write the arrays themselves: stored as computed, native order, aligned.
 bool kernels_on_arrays(const Plan& plan) {
     const std::ptrdiff_t alignment = plan.element_alignment;
-    bool on_arrays = !plan.converted && plan.widen == nullptr && !plan.in_swapped && !plan.out_swapped &&
-                     aligned_to(plan.in, alignment) && aligned_to(plan.out, alignment) &&
-                     plan.in_step % alignment == 0 && plan.out_step % alignment == 0;
-    for (const Dim& dim : plan.others) {
-        on_arrays = on_arrays && dim.in_stride % alignment == 0 && dim.out_stride % alignment == 0;
+    bool on_arrays = !plan.converted && plan.widen == nullptr && !plan.in_swapped && !plan.out_swapped;
+    for (const std::size_t role : {Role::in, Role::out}) {
+        on_arrays = on_arrays && aligned_to(plan.data[role], alignment) && plan.step[role] % alignment == 0;
+        for (const Dim& dim : plan.others) {
+            on_arrays = on_arrays && dim.stride[role] % alignment == 0;
+        }
     }
     return on_arrays;
 }
@@ -105,15 +106,17 @@ void check_operator_takes(const CumulativeOperatorDesc& desc) {
     }
 }
 
-// Starts the plan's arrays at the last element of an axis of `size` with these strides, and negates the strides.
-void walk_backwards(Plan& plan, std::ptrdiff_t size, std::ptrdiff_t& in_stride, std::ptrdiff_t& out_stride,
-                    std::ptrdiff_t& indices_stride) {
-    plan.in += (size - 1) * in_stride;
-    plan.out += (size - 1) * out_stride;
-    plan.indices += (size - 1) * indices_stride;
-    in_stride = -in_stride;
-    out_stride = -out_stride;
-    indices_stride = -indices_stride;
+// Starts the plan's operands at the last element of an axis of `size` with these strides, and negates the strides.
+void walk_backwards(Plan& plan, std::ptrdiff_t size, OperandBytes& strides) {
+    plan.data = operands_at(plan.data, {}, size - 1, strides);
+    for (std::ptrdiff_t& stride : strides) {
+        stride = -stride;
+    }
+}
+
+// An operand's byte strides along every axis, or 0s for a role the job lacks.
+std::ptrdiff_t stride_of(const TensorView& view, std::size_t axis) {
+    return view.data != nullptr ? view.byte_strides[axis] : 0;
 }
 
 }  // namespace
@@ -171,41 +174,53 @@ Plan make_plan(const CumulativeOperatorDesc& desc) {
     const TensorView& in = desc.input;
     const TensorView& out = desc.output;
     const TensorView& indices = desc.indices;
-    const bool has_indices = indices.data != nullptr;
-    Plan plan{static_cast<const char*>(in.data), static_cast<char*>(out.data), in.sizes[desc.axis],
-              in.byte_strides[desc.axis], out.byte_strides[desc.axis], {}, 1, 0, 0, 0, false,
-              in.byte_swapped, out.byte_swapped, static_cast<char*>(indices.data),
-              has_indices ? indices.byte_strides[desc.axis] : 0};
+    // The operands in Role's order.
+    const std::array<const TensorView*, Role::count> views{&in, &out, &indices};
+    const auto strides_along = [&](std::size_t axis) {
+        OperandBytes strides;
+        for (std::size_t role = 0; role < Role::count; ++role) {
+            strides[role] = stride_of(*views[role], axis);
+        }
+        return strides;
+    };
+    Plan plan{{const_cast<char*>(static_cast<const char*>(in.data)), static_cast<char*>(out.data),
+               static_cast<char*>(indices.data)},
+              in.sizes[desc.axis], strides_along(desc.axis), {}, 1, 0, 0, 0, false, in.byte_swapped,
+              out.byte_swapped, desc.direction == AxisDirection::decreasing};
     const Storage storage = storage_of(out.data_type);  // the input's, or its own where the input widens to it
     plan.element_size = storage.size;
     plan.in_element_size = std::ptrdiff_t(element_size(in.data_type));
     plan.element_alignment = storage.alignment;
     plan.converted = storage.converted;
-    if (desc.direction == AxisDirection::decreasing) {
-        walk_backwards(plan, plan.n, plan.in_step, plan.out_step, plan.indices_step);
+    if (plan.decreasing) {
+        walk_backwards(plan, plan.n, plan.step);
     }
     for (std::size_t d = 0; d < in.sizes.size(); ++d) {
         if (d == desc.axis || in.sizes[d] == 1) {
             continue;
         }
-        Dim dim{in.sizes[d], in.byte_strides[d], out.byte_strides[d], has_indices ? indices.byte_strides[d] : 0};
+        Dim dim{in.sizes[d], strides_along(d)};
         // Lines are independent, so any other axis may be walked backwards: make the output's strides positive.
-        if (dim.out_stride < 0) {
-            walk_backwards(plan, dim.size, dim.in_stride, dim.out_stride, dim.indices_stride);
+        if (dim.stride[Role::out] < 0) {
+            walk_backwards(plan, dim.size, dim.stride);
         }
         plan.others.push_back(dim);
         plan.lines *= dim.size;
     }
     std::stable_sort(plan.others.begin(), plan.others.end(), [](const Dim& a, const Dim& b) {
-        return a.out_stride != b.out_stride ? a.out_stride > b.out_stride : a.in_stride > b.in_stride;
+        return a.stride[Role::out] != b.stride[Role::out] ? a.stride[Role::out] > b.stride[Role::out]
+                                                          : a.stride[Role::in] > b.stride[Role::in];
     });
     std::vector<Dim> merged;
     for (const Dim& dim : plan.others) {
         if (!merged.empty()) {
             Dim& outer = merged.back();
-            if (outer.in_stride == dim.in_stride * dim.size && outer.out_stride == dim.out_stride * dim.size &&
-                outer.indices_stride == dim.indices_stride * dim.size) {
-                outer = Dim{outer.size * dim.size, dim.in_stride, dim.out_stride, dim.indices_stride};
+            bool contiguous = true;  // for every operand, the outer axis steps over the whole inner one
+            for (std::size_t role = 0; role < Role::count; ++role) {
+                contiguous = contiguous && outer.stride[role] == dim.stride[role] * dim.size;
+            }
+            if (contiguous) {
+                outer = Dim{outer.size * dim.size, dim.stride};
                 continue;
             }
         }
@@ -218,15 +233,19 @@ Plan make_plan(const CumulativeOperatorDesc& desc) {
 Path choose_path(const Plan& plan) {
     const bool on_arrays = kernels_on_arrays(plan);
     const std::ptrdiff_t size = plan.element_size;
-    if (on_arrays && plan.in_step == plan.out_step && magnitude(plan.in_step) == size) {
+    const std::ptrdiff_t in_step = plan.step[Role::in];
+    const std::ptrdiff_t out_step = plan.step[Role::out];
+    // The indexed kernel takes blocks in scan order: the line path hands them over, in place where the arrays allow.
+    if (on_arrays && in_step == out_step && magnitude(in_step) == size && !plan.has(Role::indices)) {
         return Path::direct;
     }
     // Another axis lies closer together than the scan axis: walk whole rows of it, never one column at a time.
     if (plan.n > 1 && !plan.others.empty() && plan.others.back().size >= 8 &&
-        magnitude(plan.others.back().out_stride) < magnitude(plan.out_step) &&
-        magnitude(plan.others.back().in_stride) < magnitude(plan.in_step)) {
+        magnitude(plan.others.back().stride[Role::out]) < magnitude(out_step) &&
+        magnitude(plan.others.back().stride[Role::in]) < magnitude(in_step)) {
         const Dim& inner = plan.others.back();
-        return on_arrays && inner.in_stride == size && inner.out_stride == size ? Path::outer : Path::outer_buffered;
+        return on_arrays && inner.stride[Role::in] == size && inner.stride[Role::out] == size ? Path::outer
+                                                                                               : Path::outer_buffered;
     }
     return Path::lines_buffered;
 }
@@ -283,7 +302,7 @@ std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc
     }
     for (std::size_t d = 0; d < in.sizes.size(); ++d) {
         if (d != row.axis && d != column.axis && in.sizes[d] > 1) {
-            plan.images.push_back(Dim{in.sizes[d], in.byte_strides[d], out.byte_strides[d], 0});
+            plan.images.push_back(Dim{in.sizes[d], {in.byte_strides[d], out.byte_strides[d], 0}});
             plan.image_count *= in.sizes[d];
         }
     }
@@ -302,7 +321,7 @@ void for_each_run(const std::vector<Dim>& dims, std::ptrdiff_t begin, std::ptrdi
                   FunctionRef<void(const LineOffsets& first, std::ptrdiff_t count)> visit) {
     if (dims.empty()) {
         if (begin < end) {
-            visit(LineOffsets{0, 0, 0}, std::ptrdiff_t(1));
+            visit(LineOffsets{}, std::ptrdiff_t(1));
         }
         return;
     }
@@ -315,11 +334,11 @@ void for_each_run(const std::vector<Dim>& dims, std::ptrdiff_t begin, std::ptrdi
     }
     std::ptrdiff_t line = begin;
     while (line < end) {
-        LineOffsets first{0, 0, 0};
+        LineOffsets first{};
         for (std::size_t d = 0; d < dims.size(); ++d) {
-            first.in += index[d] * dims[d].in_stride;
-            first.out += index[d] * dims[d].out_stride;
-            first.indices += index[d] * dims[d].indices_stride;
+            for (std::size_t role = 0; role < Role::count; ++role) {
+                first[role] += index[d] * dims[d].stride[role];
+            }
         }
         const std::ptrdiff_t count = std::min(dims[last].size - index[last], end - line);
         visit(first, count);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -13,11 +14,25 @@
 namespace simdscan {
 namespace detail {
 
+// The roles of a job's operands: views of one shape, walked together, each with its own byte strides. Planning
+// merges a dimension only where every operand allows it, and the runners hand the kernels each operand's span.
+struct Role {
+    enum : std::size_t {
+        in,
+        out,
+        indices,  // the positions that supplied an extremum's values, where the job writes them
+        count,
+    };
+};
+
+// A byte offset or stride for each operand (0 for a role the job lacks).
+using OperandBytes = std::array<std::ptrdiff_t, Role::count>;
+// A pointer into each operand (null for a role the job lacks); the input's is only read.
+using Operands = std::array<char*, Role::count>;
+
 struct Dim {
     std::ptrdiff_t size;
-    std::ptrdiff_t in_stride;
-    std::ptrdiff_t out_stride;
-    std::ptrdiff_t indices_stride;  // of the indices' view, where the job writes one (else 0)
+    OperandBytes stride;
 };
 
 // Converts n elements `in_step` bytes apart to a type that holds each exactly, stored `out_step` bytes apart; any
@@ -28,11 +43,9 @@ using WidenFn = void (*)(const char* in, std::ptrdiff_t in_step, char* out, std:
 // elements of a line, the other axes (sizes > 1, merged where possible, outermost first), and how elements are
 // stored.
 struct Plan {
-    const char* in;
-    char* out;
+    Operands data;
     std::ptrdiff_t n;
-    std::ptrdiff_t in_step;
-    std::ptrdiff_t out_step;
+    OperandBytes step;
     std::vector<Dim> others;
     std::ptrdiff_t lines;
     std::ptrdiff_t element_size;       // bytes of one stored element
@@ -41,9 +54,10 @@ struct Plan {
     bool converted;                    // stored in another type than the kernels compute in (float16)
     bool in_swapped;                   // the input is stored in the opposite byte order to the machine's
     bool out_swapped;
-    char* indices;                     // each line's first index in scan order, where the job writes indices
-    std::ptrdiff_t indices_step;
+    bool decreasing;                   // scan position p is index n - 1 - p along the axis
     WidenFn widen = nullptr;           // an input of a narrower type (widens_exactly): its converter to the output's
+
+    bool has(std::size_t role) const { return data[role] != nullptr; }
 };
 
 // Throws std::invalid_argument for an inconsistent description.
@@ -75,8 +89,8 @@ inline bool streams_past_caches(std::ptrdiff_t in_bytes, std::ptrdiff_t out_byte
 // straight to the arrays: every operand's bytes count.
 inline bool streams_past_caches(const Plan& plan) {
     const std::ptrdiff_t elements = plan.lines * plan.n;
-    const std::ptrdiff_t index_size = plan.indices != nullptr ? std::ptrdiff_t(sizeof(std::int64_t)) : 0;
-    return plan.out != plan.in &&
+    const std::ptrdiff_t index_size = plan.has(Role::indices) ? std::ptrdiff_t(sizeof(std::int64_t)) : 0;
+    return plan.data[Role::out] != plan.data[Role::in] &&
            streams_past_caches(elements * plan.in_element_size, elements * (plan.element_size + index_size));
 }
 
@@ -113,16 +127,22 @@ inline std::ptrdiff_t magnitude(std::ptrdiff_t stride) {
 }
 
 // The innermost other axis: the consecutive lines of a run of for_each_run lie its strides apart.
-inline Dim innermost(const Plan& plan) {
-    return plan.others.empty() ? Dim{1, 0, 0, 0} : plan.others.back();
+inline Dim innermost(const std::vector<Dim>& others) {
+    return others.empty() ? Dim{1, {}} : others.back();
 }
 
-// Where a line starts: its byte offsets in the input, the output and the indices.
-struct LineOffsets {
-    std::ptrdiff_t in;
-    std::ptrdiff_t out;
-    std::ptrdiff_t indices;
-};
+// Where a line starts: its byte offset in each operand.
+using LineOffsets = OperandBytes;
+
+// Each operand of `data` moved by `offsets` and `r` steps of `strides`.
+inline Operands operands_at(const Operands& data, const OperandBytes& offsets, std::ptrdiff_t r = 0,
+                            const OperandBytes& strides = {}) {
+    Operands at;
+    for (std::size_t role = 0; role < Role::count; ++role) {
+        at[role] = data[role] == nullptr ? nullptr : data[role] + offsets[role] + r * strides[role];
+    }
+    return at;
+}
 
 // Calls visit(first, count) for the lines [begin, end) in row-major order over `dims`, grouped in runs of `count`
 // consecutive lines along the innermost axis, the run's first line at `first`.

@@ -24,7 +24,7 @@ void run_two_axes(const TwoAxesPlan& plan, const TypedKernels<C, State>& kernels
     const auto scan_row = kernels.two_axes_row[plan.rows_first][plan.row_reverse];
     const auto scan_widened_row = kernels.two_axes_widened_row[plan.rows_first][plan.row_reverse];
     const auto scan_byte_row = plan.byte_rows ? kernels.two_axes_byte_row[plan.row_reverse] : nullptr;
-    const Dim inner = plan.images.empty() ? Dim{1, 0, 0, 0} : plan.images.back();
+    const Dim inner = innermost(plan.images);
     const std::ptrdiff_t elements = plan.image_count * plan.height * plan.width;
     const std::ptrdiff_t out_bytes = elements * std::ptrdiff_t(sizeof(C));
     const std::size_t threads = threads_for(out_bytes);
@@ -40,8 +40,8 @@ void run_two_axes(const TwoAxesPlan& plan, const TypedKernels<C, State>& kernels
         LineVector<C> carry(static_cast<std::size_t>(plan.width));
         for_each_run(plan.images, begin, end, [&](const LineOffsets& first, std::ptrdiff_t count) {
             for (std::ptrdiff_t i = 0; i < count; ++i) {
-                const char* in = plan.in + first.in + i * inner.in_stride;
-                char* out = plan.out + first.out + i * inner.out_stride;
+                const char* in = plan.in + first[Role::in] + i * inner.stride[Role::in];
+                char* out = plan.out + first[Role::out] + i * inner.stride[Role::out];
                 std::fill(carry.begin(), carry.end(), kernels.neutral);
                 ColumnCarries<C> carries{carry.data(), outputs_hold_carries ? nullptr : carry.data()};
                 for (std::ptrdiff_t r = 0; r < plan.height; ++r) {
