@@ -138,27 +138,21 @@ CumulativeOperator parse_operator(PyObject* name) {
 // The dtype a scan returns when dtype= is not given: the input's own, except where the operator cannot take it.
 py::dtype default_result_dtype(CumulativeOperator op, const py::dtype& input) {
     const char kind = input.kind();
-    const bool extremum = op == CumulativeOperator::maximum || op == CumulativeOperator::minimum;
-    if (op == CumulativeOperator::log_sum_exp && (kind == 'b' || kind == 'i' || kind == 'u')) {
+    const simdscan::OperatorTraits& traits = simdscan::operator_traits(op);
+    if (traits.computes_in_floating && (kind == 'b' || kind == 'i' || kind == 'u')) {
         return py::dtype("float64");  // as numpy.logaddexp computes integers
     }
-    if (kind == 'b' && !extremum) {
+    if (kind == 'b' && traits.counts) {
         return objects->bool_result;  // sums and products of booleans count them, as numpy.cumsum does
     }
     return native(input);
 }
 
-// Rejects, as TypeError naming the dtype, the result dtypes an operator has no meaning for.
-void check_operator_takes(CumulativeOperator op, const py::dtype& result) {
-    const char kind = result.kind();
-    if ((op == CumulativeOperator::maximum || op == CumulativeOperator::minimum) && kind == 'c') {
-        throw py::type_error("complex numbers have no order: no running maximum or minimum of " + dtype_name(result));
-    }
-    if (op == CumulativeOperator::log_sum_exp && kind != 'f') {
-        throw py::type_error("logcumsumexp computes in floating types only, not " + dtype_name(result));
-    }
-    if ((op == CumulativeOperator::summation || op == CumulativeOperator::product) && kind == 'b') {
-        throw py::type_error("a sum or product of booleans needs an integer dtype, not bool");
+// Rejects, as TypeError naming the dtype, the result dtypes an operator has no meaning for (the core's rules).
+void check_operator_takes(CumulativeOperator op, const py::dtype& result, simdscan::DataType result_type) {
+    const std::string why = simdscan::refusal(op, result_type);
+    if (!why.empty()) {
+        throw py::type_error(why + ", not " + dtype_name(result));
     }
 }
 
@@ -207,8 +201,8 @@ py::object cumulative(CumulativeOperator op, py::handle a, py::handle axis, py::
     py::dtype result_dtype = !dtype.is_none() ? py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype))
                                               : default_result_dtype(op, input_dtype);
     const simdscan::DataType result_type = data_type_of(result_dtype);
-    check_operator_takes(op, result_dtype);
-    if (compensated && op != CumulativeOperator::summation) {
+    check_operator_takes(op, result_dtype, result_type);
+    if (compensated && !simdscan::operator_traits(op).compensates) {
         throw py::type_error("only sums take compensated=True");
     }
 

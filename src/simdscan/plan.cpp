@@ -86,23 +86,16 @@ bool is_complex(DataType t) {
 
 // Which operators, with which options, take which data types (the output's: an input that widens is read as it).
 void check_operator_takes(const CumulativeOperatorDesc& desc) {
-    const DataType t = desc.output.data_type;
-    const bool arithmetic = desc.op == CumulativeOperator::summation || desc.op == CumulativeOperator::product;
-    const bool extremum = desc.op == CumulativeOperator::maximum || desc.op == CumulativeOperator::minimum;
-    if (desc.compensated && desc.op != CumulativeOperator::summation) {
-        throw std::invalid_argument("compensation applies to summation only");
+    const OperatorTraits& traits = operator_traits(desc.op);
+    if (desc.compensated && !traits.compensates) {
+        throw std::invalid_argument(std::string("no compensated ") + traits.name);
     }
-    if (desc.skip_nan && !arithmetic && !extremum) {
-        throw std::invalid_argument("only summation, product, maximum and minimum skip NaN");
+    if (desc.skip_nan && !traits.skips_nan) {
+        throw std::invalid_argument(std::string("no ") + traits.name + " skips NaN");
     }
-    if (arithmetic && t == DataType::boolean) {
-        throw std::invalid_argument("booleans have no sum or product: scan them as integers");
-    }
-    if (extremum && is_complex(t)) {
-        throw std::invalid_argument("complex numbers have no order: no running maximum or minimum");
-    }
-    if (desc.op == CumulativeOperator::log_sum_exp && !is_floating(t)) {
-        throw std::invalid_argument("log-sum-exp takes floating types only");
+    const std::string why = refusal(desc.op, desc.output.data_type);
+    if (!why.empty()) {
+        throw std::invalid_argument(why);
     }
 }
 
@@ -152,8 +145,8 @@ void validate(const CumulativeOperatorDesc& desc) {
     }
     const TensorView& indices = desc.indices;
     if (indices.data != nullptr) {
-        if (desc.op != CumulativeOperator::maximum && desc.op != CumulativeOperator::minimum) {
-            throw std::invalid_argument("only maximum and minimum write indices");
+        if (!operator_traits(desc.op).writes_indices) {
+            throw std::invalid_argument(std::string("no ") + operator_traits(desc.op).name + " writes indices");
         }
         if (desc.skip_nan || desc.then) {
             throw std::invalid_argument("NaN-skipping scans and scans along two axes write no indices");
@@ -352,6 +345,33 @@ void for_each_run(const std::vector<Dim>& dims, std::ptrdiff_t begin, std::ptrdi
 }
 
 }  // namespace detail
+
+const OperatorTraits& operator_traits(CumulativeOperator op) {
+    // In CumulativeOperator's order: name, needs_order, counts, computes_in_floating, compensates, skips_nan,
+    // writes_indices.
+    static constexpr OperatorTraits traits[] = {
+        {"sum", false, true, false, true, true, false},
+        {"product", false, true, false, false, true, false},
+        {"maximum", true, false, false, false, true, true},
+        {"minimum", true, false, false, false, true, true},
+        {"log-sum-exp", false, false, true, false, false, false},
+    };
+    return traits[std::size_t(op)];
+}
+
+std::string refusal(CumulativeOperator op, DataType t) {
+    const OperatorTraits& traits = operator_traits(op);
+    if (traits.needs_order && detail::is_complex(t)) {
+        return std::string("complex numbers have no order: no running ") + traits.name;
+    }
+    if (traits.computes_in_floating && !detail::is_floating(t)) {
+        return std::string(traits.name) + " computes in real floating types only";
+    }
+    if (traits.counts && t == DataType::boolean) {
+        return std::string("a ") + traits.name + " of booleans needs an integer type";
+    }
+    return {};
+}
 
 bool widens_exactly(DataType from, DataType to) {
     return detail::visit_element_types(from, [&](auto from_types) {

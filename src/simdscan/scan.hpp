@@ -74,6 +74,22 @@ struct CumulativeOperatorDesc {
 // float64). The input is converted as it is read (numpy's astype), and the operator works in the output's type.
 bool widens_exactly(DataType from, DataType to);
 
+// Beyond DirectML: what an operator takes, the one home of these rules (execute's validation and the Python
+// bindings read them).
+struct OperatorTraits {
+    const char* name;            // in messages: "sum", "product", "maximum", "minimum", "log-sum-exp"
+    bool needs_order;            // complex numbers are refused
+    bool counts;                 // booleans are refused: a result of them needs an integer type
+    bool computes_in_floating;   // real floating results only: integer and boolean inputs compute in float64
+    bool compensates;            // CumulativeOperatorDesc::compensated is taken
+    bool skips_nan;              // CumulativeOperatorDesc::skip_nan is taken
+    bool writes_indices;         // CumulativeOperatorDesc::indices is taken
+};
+const OperatorTraits& operator_traits(CumulativeOperator op);
+
+// Why `op` refuses results of data type t (the output's): a sentence, or empty where it takes them.
+std::string refusal(CumulativeOperator op, DataType t);
+
 // Runs the operator. Throws std::invalid_argument for an inconsistent description (an operator on a data type it does
 // not take included: complex extrema, integer log-sum-exp, boolean sums) before writing anything, and
 // std::bad_alloc when a working buffer cannot be allocated.
