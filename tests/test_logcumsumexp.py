@@ -335,3 +335,22 @@ def test_bits_do_not_depend_on_the_layout(dtype, n, decreasing, exclusive):
         for name, a in inputs.items():
             got = call(a, 0, decreasing, exclusive)
             assert_same_bits(got, want, f"{name}, {threads} threads, n={n} dec={decreasing} excl={exclusive}")
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("decreasing", [False, True])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_nan_bits_do_not_depend_on_where_out_sits(dtype, axis, decreasing, exclusive):
+    """NaN (an input's, and inf - inf's) reaches every output with the same bits, sign included, whichever elements of
+    a row or line the kernels take one at a time (out at every offset of a cache line, strided, reversed): the
+    outer path's rows and the line path alike."""
+    rng = np.random.default_rng(seed_of("nan bits", dtype, axis))
+    x = rng.uniform(-3, 3, (60, 203)).astype(dtype)
+    x[rng.random(x.shape) < 0.01] = np.nan
+    x[rng.random(x.shape) < 0.02] = np.inf
+    want = call(x, axis, decreasing, exclusive)
+    assert np.isnan(want).any() and np.isinf(want).any()
+    for name, out in scattered_outs(x.shape, dtype).items():
+        call(x, axis, decreasing, exclusive, out=out)
+        assert_same_bits(out, want, f"{name} axis={axis} dec={decreasing} excl={exclusive}")

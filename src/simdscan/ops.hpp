@@ -350,8 +350,11 @@ struct LogAddExp : AdmitsEvery {
 private:
     template <class V>
     static V log_add_exp(const V& a, const V& b) {
-        // Equal operands (both infinite included, where a - b is NaN) add log(2) to either.
-        const V distance = pick(a == b, V(0.0), abs_of(a - b));
+        // Equal operands (both infinite included, where a - b is NaN) add log(2) to either. So does a NaN operand,
+        // the larger one, which the sum then returns as it is: were both terms NaN, the sum would return whichever
+        // the compiler put first, and scalar and vector code put them differently.
+        const V gap = abs_of(a - b);
+        const V distance = pick(gap > V(0.0), gap, V(0.0));
         return Maximum::apply(a, b) + log1p_of(exp_of(-distance));
     }
     static double abs_of(double x) { return std::abs(x); }
