@@ -71,26 +71,31 @@ void find_suppliers(const T* x, const T* values, std::int64_t* positions, std::p
 }
 
 // TypedKernels::scan_indexed: a running extremum of n contiguous elements from `carry`, in increasing order, into
-// values, and the positions of their suppliers (find_suppliers). A vector the running value stays ahead of
-// (Extremum::stays_ahead) takes it and the supplier so far with no prefix and no comparison more: in one pass, where
-// the values then the suppliers were slower, in cache too (benchmarks/README.md). `streams`: the positions go past
-// the caches where the ISA streams, and the values too where they are then aligned as well.
+// values, and the positions of their suppliers (find_suppliers): after each element, or before it where exclusive
+// (the first element's: carry and the supplier so far). A vector the running value stays ahead of
+// (Extremum::stays_ahead) takes it and the supplier so far with no prefix and no comparison more, in either mode: in
+// one pass, where the values then the suppliers were slower, in cache too (benchmarks/README.md). `streams`: the
+// positions go past the caches where the ISA streams, and the values too where they are then aligned as well.
 template <class A, class T, class Op>
 T scan_indexed(const T* x, T* values, std::int64_t* positions, std::ptrdiff_t n, T carry, std::int64_t first,
-               std::int64_t& supplier, bool& reached_nan, bool streams) {
+               std::int64_t& supplier, bool& reached_nan, bool exclusive, bool streams) {
     // Elements [from, to) one at a time.
     const auto one_by_one = [&](std::ptrdiff_t from, std::ptrdiff_t to) {
         for (std::ptrdiff_t i = from; i < to; ++i) {
+            const T before = carry;
+            const std::int64_t supplier_before = supplier;
             carry = Op::apply(carry, x[i]);
-            values[i] = carry;
+            find_supplier(x[i], carry, first + i, supplier, reached_nan);
+            values[i] = exclusive ? before : carry;
+            positions[i] = exclusive ? supplier_before : supplier;
         }
-        find_suppliers<A>(x + from, values + from, positions + from, to - from, first + from, supplier, reached_nan);
     };
     std::ptrdiff_t i = 0;
     if constexpr (is_vectorized<A, T>()) {
         using B = xsimd::batch<T, A>;
         using Positions = xsimd::batch<std::int64_t, A>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+        constexpr std::ptrdiff_t position_lanes = std::ptrdiff_t(Positions::size);
         // The vectors start where the positions' stores (two of a vector's three) split no cache line: from NumPy's
         // usual start, 16 bytes past a page, they would split lines (benchmarks/README.md). An extremum is exact:
         // where its vectors start changes no value.
@@ -105,9 +110,12 @@ T scan_indexed(const T* x, T* values, std::int64_t* positions, std::ptrdiff_t n,
         // vector (a store to positions might have changed it).
         Positions supplied(supplier);
         // A vector with a new supplier finds its positions here, not in the outputs: a load from a line just
-        // streamed waits for it to reach memory.
+        // streamed waits for it to reach memory. They start a position vector in, the supplier before the vector
+        // just below them: an exclusive vector's positions start there.
         alignas(A::alignment()) T found_values[lanes];
-        alignas(A::alignment()) std::int64_t found_positions[lanes];
+        alignas(A::alignment()) std::int64_t found[position_lanes + lanes];
+        std::int64_t* const found_positions = found + position_lanes;
+        const std::int64_t* const stored_positions = exclusive ? found_positions - 1 : found_positions;
         // The loop compiled for each choice of streams, none of them tested in it.
         const auto scan_vectors = [&](auto values_streamed, auto positions_streamed) {
             for (; i + lanes <= n; i += lanes) {
@@ -118,13 +126,15 @@ T scan_indexed(const T* x, T* values, std::int64_t* positions, std::ptrdiff_t n,
                     continue;
                 }
                 const B result = Op::apply(running, vector_prefix<A, Op, false, 1, B::size>(v, fill));
-                store_or_stream(values + i, result, values_streamed);
+                store_or_stream(values + i, exclusive ? shifted<A, false, 1>(result, running) : result,
+                                values_streamed);
                 running = broadcast_total<A, false>(result);
                 result.store_aligned(found_values);
+                found_positions[-1] = supplier;
                 find_suppliers<A>(x + i, found_values, found_positions, lanes, first + i, supplier, reached_nan);
-                for (std::ptrdiff_t k = 0; k < lanes; k += std::ptrdiff_t(Positions::size)) {
-                    const Positions found = Positions::load_aligned(found_positions + k);
-                    store_or_stream(positions + i + k, found, positions_streamed);
+                for (std::ptrdiff_t k = 0; k < lanes; k += position_lanes) {
+                    store_or_stream(positions + i + k, Positions::load_unaligned(stored_positions + k),
+                                    positions_streamed);
                 }
                 supplied = Positions(supplier);
             }

@@ -120,11 +120,13 @@ struct TypedKernels {
     using apply_fn = State (*)(State a, State b);
     // Extrema only (null otherwise): n contiguous elements scanned in increasing order from the running value
     // `carry` into values (the new running value returned), with the scan positions, from `first` on, of the
-    // elements that supplied them: where the element equals its running value, or where the first NaN arrives.
-    // `supplier` (-1: none yet) and `reached_nan` carry from one call to the next along a line. `streams`: past the
-    // caches, the positions where the ISA streams, the values where they are aligned with them.
+    // elements that supplied them: where the element equals its running value, or where the first NaN arrives;
+    // both after each element, or before it where exclusive. `supplier` (-1: none yet) and `reached_nan` carry from
+    // one call to the next along a line. `streams`: past the caches, the positions where the ISA streams, the
+    // values where they are aligned with them. values may not be x.
     using indexed_fn = T (*)(const T* x, T* values, std::int64_t* positions, std::ptrdiff_t n, T carry,
-                             std::int64_t first, std::int64_t& supplier, bool& reached_nan, bool streams);
+                             std::int64_t first, std::int64_t& supplier, bool& reached_nan, bool exclusive,
+                             bool streams);
     // Extrema only (null otherwise): a row of w contiguous elements, at `index` along an outer scan axis, advancing
     // each column's running value and its supplier's index (-1: none yet) and writing both, after the row or before
     // it (exclusive), into values (which may be in) and positions; `streams`: past the caches, as advance's.

@@ -149,16 +149,16 @@ private:
     // NaN arrives), and both stored; the positions as indices along the axis.
     void scan_indexed(const Operands& line, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<C>& st) {
         const Plan& plan = job_.plan;
-        const bool exclusive = job_.exclusive;
-        // Inclusive increasing scans into plain arrays write both straight to them (not in place: x is read after
-        // its values are written); the others go through the buffers (not staging's: a converted x lies there).
-        const bool direct_values = !exclusive && line[Role::in] != line[Role::out] && std::is_same<S, C>::value &&
+        // Scans into plain arrays write both straight to them (not in place: x is read after its values are
+        // written); the others go through the buffers (not staging's: a converted x lies there).
+        const bool direct_values = line[Role::in] != line[Role::out] && std::is_same<S, C>::value &&
                                    !plan.out_swapped && is_array_of<C>(line[Role::out], plan.step[Role::out]);
         const bool direct_positions =
-            !exclusive && !plan.decreasing && is_array_of<std::int64_t>(line[Role::indices], plan.step[Role::indices]);
+            !plan.decreasing && is_array_of<std::int64_t>(line[Role::indices], plan.step[Role::indices]);
         // A line read in place and written straight to both goes to the kernel whole, which scans each call's
         // unaligned head and tail element by element: once a line, not once a block (benchmarks/README.md).
-        const bool whole = direct_values && direct_positions && staging_.loads_in_place(line[Role::in], plan.step[Role::in]);
+        const bool whole = direct_values && direct_positions &&
+                           staging_.loads_in_place(line[Role::in], plan.step[Role::in]);
         const std::ptrdiff_t step = whole ? length : block;
         const bool streams = whole && job_.streams();
         for (std::ptrdiff_t done = 0; done < length; done += step) {
@@ -169,19 +169,13 @@ private:
             C* values = direct_values ? reinterpret_cast<C*>(at[Role::out]) : values_.get();
             std::int64_t* positions =
                 direct_positions ? reinterpret_cast<std::int64_t*>(at[Role::indices]) : positions_.get();
-            // The output before the block's first element: an exclusive scan's first, its values and positions
-            // shifted one place below.
-            const C value_before = st.at_line_start ? job_.kernels.identity : st.local;
-            const std::int64_t position_before = st.supplier;
             st.local = job_.kernels.scan_indexed(x, values, positions, count, st.local, first, st.supplier,
-                                                 st.reached_nan, streams);
-            st.at_line_start = false;
-            if (exclusive) {
-                std::memmove(values + 1, values, std::size_t(count - 1) * sizeof(C));
-                std::memmove(positions + 1, positions, std::size_t(count - 1) * sizeof(std::int64_t));
-                values[0] = value_before;
-                positions[0] = position_before;
+                                                 st.reached_nan, job_.exclusive, streams);
+            if (job_.exclusive && st.at_line_start) {
+                // The empty range's value is the identity (false for a running minimum of bool), not the neutral.
+                values[0] = job_.kernels.identity;
             }
+            st.at_line_start = false;
             if (!direct_values) {
                 staging_.store(values, at[Role::out], plan.step[Role::out], count, false);
             }
