@@ -29,24 +29,18 @@ if __name__ == "__main__" and sys.argv[1:2] != ["--compare"]:
 
 
 def ops():
-    """(function name, keywords, the dtypes it takes) of every scan of the family."""
-    FLOATS = [d for d in SUPPORTED_DTYPES if d.kind in "fc"]
-    REALS = [d for d in SUPPORTED_DTYPES if d.kind in "fiub"]
-    return [
-        ("cumsum", {}, [d for d in SUPPORTED_DTYPES if d != np.bool_]),
-        ("cumsum", {"compensated": True}, FLOATS),
-        ("cumprod", {}, [d for d in SUPPORTED_DTYPES if d != np.bool_]),
-        ("cummax", {}, REALS),
-        ("cummin", {}, REALS),
-        ("cummax", {"return_indices": True}, REALS),
-        ("cummin", {"return_indices": True}, REALS),
-        ("logcumsumexp", {}, [d for d in FLOATS if d.kind == "f"]),
-        ("nancumsum", {}, FLOATS),
-        ("nancumsum", {"compensated": True}, FLOATS),
-        ("nancumprod", {}, FLOATS),
-        ("nancummax", {}, [d for d in FLOATS if d.kind == "f"]),
-        ("nancummin", {}, [d for d in FLOATS if d.kind == "f"]),
-    ]
+    """(function name, keywords, dtypes) of every scan of tests/ops.py and each keyword set that picks other kernels,
+    over the dtypes it computes in as they are: not those it converts (bool sums count in int64, integers' log-sum-exp
+    is float64's) or that have nothing to skip or compensate (integers)."""
+    from ops import SCANS
+
+    def computed_as_is(scan, kw, dtype):
+        if not scan.takes(dtype) or scan.result_dtype(dtype) != dtype:
+            return False
+        return dtype.kind in "fc" or not (scan.skips_nan or kw.get("compensated"))
+
+    return [(scan.name, kw, [d for d in SUPPORTED_DTYPES if computed_as_is(scan, kw, d)])
+            for scan in SCANS for kw in scan.variants()]
 
 
 def values(rng, shape, dtype, op):

@@ -24,9 +24,7 @@ import simdscan
 import simdscan.dask as sdask
 from data import seed_of
 from family_reference import LOGCUMSUMEXP_RTOL, check_logcumsumexp
-
-FAMILY = ["cummax", "cummin", "nancummax", "nancummin", "nancumsum", "nancumprod", "logcumsumexp"]
-INDEXED = ["cummax", "cummin"]
+from ops import FAMILY, INDEXED, SCANS
 DIRECTIONS = ["increasing", "decreasing"]
 # "nan32" / "nan64": float32 / float64 with about one NaN in four
 DTYPES = ["int8", "uint16", "int64", "bool", "float16", "float32", "float64", "nan32", "nan64"]
@@ -321,7 +319,7 @@ def test_errors_match_simdscan(name):
         getattr(sdask, name)(da.from_array(a), 0, out=None)  # no out= in Dask
 
 
-@pytest.mark.parametrize("name", ["cumsum", "cumprod", *FAMILY])
+@pytest.mark.parametrize("name", [s.name for s in SCANS])
 @pytest.mark.parametrize(
     ("axis", "direction", "exclusive"),
     [((0, 1), "increasing", False), ((2, 0), ("decreasing", "increasing"), (True, False)),

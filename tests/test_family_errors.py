@@ -6,11 +6,9 @@ import pytest
 from numpy.exceptions import AxisError
 
 import simdscan
+from ops import BY_NAME, INDEXED, ORDERED
+from ops import FAMILY as FUNCS
 from reference import assert_unchanged, snapshot
-
-FUNCS = ("cummax", "cummin", "nancummax", "nancummin", "nancumsum", "nancumprod", "logcumsumexp")
-ORDERED = ("cummax", "cummin", "nancummax", "nancummin", "logcumsumexp")  # complex input: TypeError
-INDEXED = ("cummax", "cummin")  # take return_indices
 
 
 def _call(op, *args, **kw):
@@ -43,12 +41,7 @@ def _floats(shape=(2, 3)):
 
 
 def _result_dtype(op, dtype):
-    dtype = np.dtype(dtype)
-    if op == "logcumsumexp":
-        return dtype if dtype.kind == "f" else np.dtype(np.float64)
-    if op in ("nancumsum", "nancumprod") and dtype == np.bool_:
-        return np.cumsum(np.zeros(1, dtype=bool)).dtype
-    return dtype
+    return BY_NAME[op].result_dtype(dtype)
 
 
 # --------------------------------------------------------------------------
