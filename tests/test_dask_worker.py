@@ -7,9 +7,9 @@ import pytest
 
 import simdscan
 import simdscan.dask as sdask
+from ops import SCANS
 
-FUNCTIONS = ["cumsum", "cumprod", "cummax", "cummin", "nancummax", "nancummin", "nancumsum", "nancumprod",
-             "logcumsumexp", "cumulative_sum", "cumulative_prod"]
+FUNCTIONS = [*(s.name for s in SCANS), "cumulative_sum", "cumulative_prod"]
 
 
 @pytest.mark.parametrize("name", FUNCTIONS)

@@ -18,6 +18,7 @@ from family_reference import (
     extrema_data,
     extremum_indices_fast,
 )
+from ops import FAMILY, INDEXED
 from reference import PATHS, check_values
 
 THREADED = PATHS["threaded"]
@@ -63,7 +64,7 @@ def logcumsumexp_case():
 CASES = [
     *((extremum_case(op, False), dtype) for op in ("cummax", "cummin") for dtype in ("float32", "int32", "float16")),
     *((extremum_case(op, True), dtype) for op in ("cummax", "cummin") for dtype in ("float32", "int32")),
-    (extremum_case("nancummax", False), "float64"),
+    *((extremum_case(op, False), "float64") for op in ("nancummax", "nancummin")),
     *((nan_case(op), dtype) for op in ("nancumsum", "nancumprod") for dtype in ("float32", "float64")),
     *((logcumsumexp_case(), dtype) for dtype in ("float32", "float64")),
 ]
@@ -88,3 +89,11 @@ def test_thread_count_does_not_change_a_bit(case, dtype, path):
             got = getattr(simdscan, op)(a, axis, direction=direction, exclusive=exc, **options)
             for part, want in zip(got if options else (got,), single if options else (single,)):
                 assert_same_bits(part, want, f"{op} {dtype} {path.name} {direction} exclusive={exc}: {threads} vs 1")
+
+
+def test_every_scan_of_the_family_has_its_cases():
+    """Each scan tests/ops.py lists beyond NumPy's names, and each with return_indices where it takes them, has a
+    case above: a scan added there fails here until it has one."""
+    covered = {(case[0], bool(case[1])) for case, _ in CASES}
+    wanted = {(name, False) for name in FAMILY} | {(name, True) for name in INDEXED}
+    assert wanted <= covered, sorted(wanted - covered)
