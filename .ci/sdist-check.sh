@@ -48,7 +48,7 @@ for needed in pyproject.toml CMakeLists.txt README.md PKG-INFO \
               python/simdscan/__init__.py python/simdscan/__main__.py \
               python/simdscan/dask.py python/simdscan/_core.cpp python/simdscan/_arrays.hpp python/simdscan/_core.pyi \
               python/simdscan/py.typed \
-              src/simdscan/executor.cpp src/simdscan/plan.cpp src/simdscan/parallel.cpp src/simdscan/dispatch.cpp \
+              src/simdscan/executor.cpp src/simdscan/operators.cpp src/simdscan/plan.cpp src/simdscan/parallel.cpp src/simdscan/dispatch.cpp \
               src/simdscan/kernels_family.cpp.in src/simdscan/kernels_tier.cpp.in \
               src/simdscan/families/sums.hpp cmake/tiers.cmake cmake/tier_build.cmake; do
   grep -qxF "$needed" "$work/sdist-files" || die "the sdist lacks $needed"

@@ -17,6 +17,7 @@
 
 #include "dispatch.hpp"
 #include "element_types.hpp"
+#include "operators.hpp"
 #include "parallel.hpp"
 #include "paths.hpp"
 #include "plan.hpp"
@@ -44,59 +45,11 @@ void run_typed(const CumulativeOperatorDesc& desc, const Route& route, const det
     detail::run_path(detail::Job<S, C, State>{*route.plan, kernels, desc.exclusive, detail::active_kernels()});
 }
 
-// Sums and products. Integer sums are exact: compensation changes nothing for them, and they have no NaN to skip.
-template <class S, class C>
-void run_arithmetic(const CumulativeOperatorDesc& desc, const Route& route) {
-    const detail::KernelTable& table = detail::active_kernels();
-    const bool summation = desc.op == CumulativeOperator::summation;
-    if constexpr (!std::is_integral<C>::value) {
-        if (summation && desc.compensated) {
-            const auto& set = desc.skip_nan ? table.nan_skipping_compensated_summation : table.compensated_summation;
-            return run_typed<S>(desc, route, set.template get<C>());
-        }
-        if (desc.skip_nan) {
-            const auto& set = summation ? table.nan_skipping_summation : table.nan_skipping_product;
-            return run_typed<S>(desc, route, set.template get<C>());
-        }
-    }
-    run_typed<S>(desc, route, (summation ? table.summation : table.product).template get<C>());
-}
-
-// Running maxima and minima, in the element type's own order.
-template <class S, class C>
-void run_extremum(const CumulativeOperatorDesc& desc, const Route& route) {
-    const detail::KernelTable& table = detail::active_kernels();
-    const bool maximum = desc.op == CumulativeOperator::maximum;
-    if constexpr (std::is_floating_point<C>::value) {
-        if (desc.skip_nan) {
-            const auto& set = maximum ? table.nan_skipping_maximum : table.nan_skipping_minimum;
-            return run_typed<S>(desc, route, set.template get<C>());
-        }
-    }
-    detail::TypedKernels<C, C> kernels = (maximum ? table.maximum : table.minimum).template get<C>();
-    if (desc.output.data_type == DataType::boolean) {
-        kernels.identity = maximum ? C(0) : C(1);  // false and true, not the byte's extremes
-    }
-    run_typed<S>(desc, route, kernels);
-}
-
 void run(const CumulativeOperatorDesc& desc, const Route& route) {
     detail::visit_element_types(desc.output.data_type, [&](auto types) {
-        using S = typename decltype(types)::Stored;
-        using C = typename decltype(types)::Compute;
-        using O = typename decltype(types)::Ordered;
-        if constexpr (std::is_arithmetic<C>::value) {
-            if (desc.op == CumulativeOperator::maximum || desc.op == CumulativeOperator::minimum) {
-                // Signed integers compare as themselves, stored as the same bits.
-                return run_extremum<typename std::conditional<std::is_integral<C>::value, O, S>::type, O>(desc, route);
-            }
-        }
-        if constexpr (std::is_floating_point<C>::value) {
-            if (desc.op == CumulativeOperator::log_sum_exp) {
-                return run_typed<S>(desc, route, detail::active_kernels().log_sum_exp.template get<C>());
-            }
-        }
-        run_arithmetic<S, C>(desc, route);
+        detail::visit_operator_kernels(desc, detail::active_kernels(), types, [&](auto stored, const auto& kernels) {
+            run_typed<typename decltype(stored)::type>(desc, route, kernels);
+        });
     });
     detail::order_streamed_stores();  // what this thread streamed (the pool's threads order their own)
 }

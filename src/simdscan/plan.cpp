@@ -77,13 +77,6 @@ Storage storage_of(DataType t) {
     });
 }
 
-bool is_floating(DataType t) {
-    return t == DataType::float16 || t == DataType::float32 || t == DataType::float64;
-}
-bool is_complex(DataType t) {
-    return t == DataType::complex64 || t == DataType::complex128;
-}
-
 // Which operators, with which options, take which data types (the output's: an input that widens is read as it).
 void check_operator_takes(const CumulativeOperatorDesc& desc) {
     const OperatorTraits& traits = operator_traits(desc.op);
@@ -272,7 +265,7 @@ std::optional<TwoAxesPlan> make_two_axes_plan(const CumulativeOperatorDesc& desc
     const AxisScan& column = rows_first ? *desc.then : first;
     const bool columns_as_outer_path = rows_first || (magnitude(in.byte_strides[column.axis]) > in_storage.size &&
                                                       magnitude(out.byte_strides[column.axis]) > storage.size);
-    const bool plain_sum = desc.op == CumulativeOperator::summation && !desc.compensated && !desc.skip_nan;
+    const bool plain_sum = operator_traits(desc.op).builds_tables && !desc.compensated && !desc.skip_nan;
     if (!plain_sum || in_storage.converted || storage.converted || in.byte_swapped || out.byte_swapped ||
         !is_row_axis(row.axis) || !columns_as_outer_path || !aligned_to(in.data, in_storage.alignment) ||
         !aligned_to(out.data, storage.alignment)) {
@@ -345,33 +338,6 @@ void for_each_run(const std::vector<Dim>& dims, std::ptrdiff_t begin, std::ptrdi
 }
 
 }  // namespace detail
-
-const OperatorTraits& operator_traits(CumulativeOperator op) {
-    // In CumulativeOperator's order: name, needs_order, counts, computes_in_floating, compensates, skips_nan,
-    // writes_indices.
-    static constexpr OperatorTraits traits[] = {
-        {"sum", false, true, false, true, true, false},
-        {"product", false, true, false, false, true, false},
-        {"maximum", true, false, false, false, true, true},
-        {"minimum", true, false, false, false, true, true},
-        {"log-sum-exp", false, false, true, false, false, false},
-    };
-    return traits[std::size_t(op)];
-}
-
-std::string refusal(CumulativeOperator op, DataType t) {
-    const OperatorTraits& traits = operator_traits(op);
-    if (traits.needs_order && detail::is_complex(t)) {
-        return std::string("complex numbers have no order: no running ") + traits.name;
-    }
-    if (traits.computes_in_floating && !detail::is_floating(t)) {
-        return std::string(traits.name) + " computes in real floating types only";
-    }
-    if (traits.counts && t == DataType::boolean) {
-        return std::string("a ") + traits.name + " of booleans needs an integer type";
-    }
-    return {};
-}
 
 bool widens_exactly(DataType from, DataType to) {
     return detail::visit_element_types(from, [&](auto from_types) {

@@ -84,6 +84,7 @@ struct OperatorTraits {
     bool compensates;            // CumulativeOperatorDesc::compensated is taken
     bool skips_nan;              // CumulativeOperatorDesc::skip_nan is taken
     bool writes_indices;         // CumulativeOperatorDesc::indices is taken
+    bool builds_tables;          // with `then`, a plain scan of it builds a summed-area table in one pass
 };
 const OperatorTraits& operator_traits(CumulativeOperator op);
 

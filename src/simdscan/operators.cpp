@@ -1,0 +1,44 @@
+// What each operator takes (scan.hpp's OperatorTraits): the one home of the data type and option rules, which
+// validation and the Python bindings read.
+#include "scan.hpp"
+
+namespace simdscan {
+namespace {
+
+bool is_real_floating(DataType t) {
+    return t == DataType::float16 || t == DataType::float32 || t == DataType::float64;
+}
+bool is_complex(DataType t) {
+    return t == DataType::complex64 || t == DataType::complex128;
+}
+
+}  // namespace
+
+const OperatorTraits& operator_traits(CumulativeOperator op) {
+    // In CumulativeOperator's order: name, needs_order, counts, computes_in_floating, compensates, skips_nan,
+    // writes_indices, builds_tables.
+    static constexpr OperatorTraits traits[] = {
+        {"sum", false, true, false, true, true, false, true},
+        {"product", false, true, false, false, true, false, false},
+        {"maximum", true, false, false, false, true, true, false},
+        {"minimum", true, false, false, false, true, true, false},
+        {"log-sum-exp", false, false, true, false, false, false, false},
+    };
+    return traits[std::size_t(op)];
+}
+
+std::string refusal(CumulativeOperator op, DataType t) {
+    const OperatorTraits& traits = operator_traits(op);
+    if (traits.needs_order && is_complex(t)) {
+        return std::string("complex numbers have no order: no running ") + traits.name;
+    }
+    if (traits.computes_in_floating && !is_real_floating(t)) {
+        return std::string(traits.name) + " computes in real floating types only";
+    }
+    if (traits.counts && t == DataType::boolean) {
+        return std::string("a ") + traits.name + " of booleans needs an integer type";
+    }
+    return {};
+}
+
+}  // namespace simdscan
