@@ -62,12 +62,6 @@ struct DirectEngine {
     }
 };
 
-// Whether places `step` bytes apart from p form an aligned array of E.
-template <class E>
-bool is_array_of(const char* p, std::ptrdiff_t step) {
-    return step == std::ptrdiff_t(sizeof(E)) && reinterpret_cast<std::uintptr_t>(p) % alignof(E) == 0;
-}
-
 // Buffered path engine: blocks of a line, in scan order, go through Staging and are scanned in its buffer.
 template <class S, class C, class State>
 class LineBuffers {

@@ -15,6 +15,12 @@
 namespace simdscan {
 namespace detail {
 
+// Whether places `step` bytes apart from p form an aligned array of E: read or written as one array.
+template <class E>
+bool is_array_of(const char* p, std::ptrdiff_t step) {
+    return step == std::ptrdiff_t(sizeof(E)) && reinterpret_cast<std::uintptr_t>(p) % alignof(E) == 0;
+}
+
 // The unsigned integer as wide as the unit whose bytes a byte swap reverses: complex numbers swap each component.
 template <class S>
 using SwapUnit = typename std::conditional<
@@ -57,11 +63,11 @@ public:
 
     // Whether load returns the elements at src, `step` bytes apart, where they lie: then for any count.
     bool loads_in_place(const char* src, std::ptrdiff_t step) const {
-        return std::is_same<S, C>::value && packed(src, step) && !plan_.in_swapped && plan_.widen == nullptr;
+        return std::is_same<S, C>::value && is_array_of<S>(src, step) && !plan_.in_swapped && plan_.widen == nullptr;
     }
     // Whether compute-type values written at dst, `step` bytes apart, are the output as it is stored.
     bool stores_in_place(const char* dst, std::ptrdiff_t step) const {
-        return std::is_same<S, C>::value && packed(dst, step) && !plan_.out_swapped;
+        return std::is_same<S, C>::value && is_array_of<S>(dst, step) && !plan_.out_swapped;
     }
     // Moves the buffers so that the one read last before dst, `step` bytes apart, is written lies half a page (mod
     // 4096) from it: the one load fills where the kernel writes dst itself (stores_in_place, native type), else the
@@ -81,9 +87,9 @@ public:
             return values();
         }
         const S* raw = reinterpret_cast<const S*>(src);
-        if (!packed(src, step) || plan_.in_swapped) {
+        if (!is_array_of<S>(src, step) || plan_.in_swapped) {
             S* gathered = raw_elements();
-            if (packed(src, step)) {
+            if (is_array_of<S>(src, step)) {
                 swap_into(src, gathered, count, false);  // packed runs come here only to be swapped
             } else {
                 gather(src, step, count, gathered);
@@ -106,16 +112,16 @@ public:
     void store(const C* values, char* dst, std::ptrdiff_t step, std::ptrdiff_t count, bool streams) {
         if constexpr (std::is_same<S, C>::value) {
             // Straight from the values: no copy through the raw elements first.
-            if (!packed(dst, step) && !plan_.out_swapped) {
+            if (!is_array_of<S>(dst, step) && !plan_.out_swapped) {
                 scatter(values, dst, step, count);
                 return;
             }
-            if (packed(dst, step) && plan_.out_swapped) {
+            if (is_array_of<S>(dst, step) && plan_.out_swapped) {
                 swap_into(values, dst, count, streams);
                 return;
             }
         }
-        const bool direct = packed(dst, step) && !plan_.out_swapped;
+        const bool direct = is_array_of<S>(dst, step) && !plan_.out_swapped;
         S* raw = direct ? reinterpret_cast<S*>(dst) : raw_elements();
         if constexpr (std::is_same<S, C>::value) {
             std::memcpy(raw, values, std::size_t(count) * sizeof(S));
@@ -128,7 +134,7 @@ public:
         if (plan_.out_swapped) {
             swap_into(raw_elements(), raw_elements(), count, false);
         }
-        if (packed(dst, step)) {
+        if (is_array_of<S>(dst, step)) {
             std::memcpy(dst, raw_elements(), std::size_t(count) * sizeof(S));
         } else {
             scatter(raw_elements(), dst, step, count);
@@ -164,11 +170,6 @@ private:
             table_.copy_byteswapped[byteswap_slot(sizeof(SwapUnit<S>))](
                 from, to, count * std::ptrdiff_t(sizeof(S) / sizeof(SwapUnit<S>)), streams);
         }
-    }
-
-    // Whether elements `step` bytes apart from p can be read or written as one aligned array.
-    static bool packed(const char* p, std::ptrdiff_t step) {
-        return step == std::ptrdiff_t(sizeof(S)) && reinterpret_cast<std::uintptr_t>(p) % alignof(S) == 0;
     }
 
     // Stored-type elements (gathered, byte-swapped or converted) from shift_ into storage_, compute-type values
