@@ -78,15 +78,16 @@ void find_suppliers(const T* x, const T* values, std::int64_t* positions, std::p
 // positions go past the caches where the ISA streams, and the values too where they are then aligned as well.
 template <class A, class T, class Op>
 T scan_indexed(const T* x, T* values, std::int64_t* positions, std::ptrdiff_t n, T carry, std::int64_t first,
-               std::int64_t& supplier, bool& reached_nan, bool exclusive, bool streams) {
+               std::int64_t& supplier, bool& reached_nan, bool exclusive, bool streams, T order_key) {
     // Elements [from, to) one at a time.
     const auto one_by_one = [&](std::ptrdiff_t from, std::ptrdiff_t to) {
         for (std::ptrdiff_t i = from; i < to; ++i) {
             const T before = carry;
             const std::int64_t supplier_before = supplier;
-            carry = Op::apply(carry, x[i]);
-            find_supplier(x[i], carry, first + i, supplier, reached_nan);
-            values[i] = exclusive ? before : carry;
+            const T element = keyed<Op>(x[i], order_key);
+            carry = Op::apply(carry, element);
+            find_supplier(element, carry, first + i, supplier, reached_nan);
+            values[i] = keyed<Op>(exclusive ? before : carry, order_key);
             positions[i] = exclusive ? supplier_before : supplier;
         }
     };
@@ -105,12 +106,13 @@ T scan_indexed(const T* x, T* values, std::int64_t* positions, std::ptrdiff_t n,
         const bool streams_values =
             streams_positions && streams_vectors<B, T>() && aligning_head<B, false>(values + i, n - i) == 0;
         const B fill(Op::template neutral<T>());
+        const B key(order_key);
         B running(carry);
         // The supplier so far in every lane, kept in a register: through the reference, it was reloaded for every
         // vector (a store to positions might have changed it).
         Positions supplied(supplier);
         // A vector with a new supplier finds its positions here, not in the outputs: a load from a line just
-        // streamed waits for it to reach memory. They start a position vector in, the supplier before the vector
+        // streamed waits for it to reach memory. Its values are the outputs, compared with the elements read. They start a position vector in, the supplier before the vector
         // just below them: an exclusive vector's positions start there.
         alignas(A::alignment()) T found_values[lanes];
         alignas(A::alignment()) std::int64_t found[position_lanes + lanes];
@@ -119,17 +121,17 @@ T scan_indexed(const T* x, T* values, std::int64_t* positions, std::ptrdiff_t n,
         // The loop compiled for each choice of streams, none of them tested in it.
         const auto scan_vectors = [&](auto values_streamed, auto positions_streamed) {
             for (; i + lanes <= n; i += lanes) {
-                const B v = B::load_unaligned(x + i);
+                const B v = keyed<Op>(B::load_unaligned(x + i), key);
                 if (Op::stays_ahead(running, v)) {
-                    store_or_stream(values + i, running, values_streamed);
+                    store_or_stream(values + i, keyed<Op>(running, key), values_streamed);
                     fill_positions<A>(positions + i, lanes, supplied, positions_streamed);
                     continue;
                 }
                 const B result = Op::apply(running, vector_prefix<A, Op, false, 1, B::size>(v, fill));
-                store_or_stream(values + i, exclusive ? shifted<A, false, 1>(result, running) : result,
+                store_or_stream(values + i, keyed<Op>(exclusive ? shifted<A, false, 1>(result, running) : result, key),
                                 values_streamed);
                 running = broadcast_total<A, false>(result);
-                result.store_aligned(found_values);
+                keyed<Op>(result, key).store_aligned(found_values);
                 found_positions[-1] = supplier;
                 find_suppliers<A>(x + i, found_values, found_positions, lanes, first + i, supplier, reached_nan);
                 for (std::ptrdiff_t k = 0; k < lanes; k += position_lanes) {
@@ -173,17 +175,17 @@ void copy_positions(const std::int64_t* from, std::int64_t* to, std::ptrdiff_t n
 // its own aligned place (stored as usual, a large output and its positions were far slower: benchmarks/README.md).
 template <class A, class T, class Op>
 void advance_indexed(const T* in, T* running, std::int64_t* suppliers, T* values, std::int64_t* positions,
-                     std::ptrdiff_t w, std::int64_t index, bool exclusive, bool streams) {
+                     std::ptrdiff_t w, std::int64_t index, bool exclusive, bool streams, T order_key) {
     // Whether x supplies the running value `after` that follows `before`: it equals it, or it is the first NaN.
     const auto supplies = [](const auto& x, const auto& before, const auto& after) {
         return either(x == after, is_nan(after) && !is_nan(before));
     };
     const auto element = [&](std::ptrdiff_t j) {
-        const T x = in[j];
+        const T x = keyed<Op>(in[j], order_key);
         const T before = running[j];
         const T after = Op::apply(before, x);
         running[j] = after;
-        values[j] = exclusive ? before : after;
+        values[j] = keyed<Op>(exclusive ? before : after, order_key);
         if (supplies(x, before, after)) {
             suppliers[j] = index;
         }
@@ -196,15 +198,16 @@ void advance_indexed(const T* in, T* running, std::int64_t* suppliers, T* values
         using B = xsimd::batch<T, A>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
         const bool streams_values = streams && streams_vectors<B, T>();
+        const B key(order_key);
         for (const std::ptrdiff_t head = streams_values ? aligning_head<B, false>(values, w) : 0; j < head; ++j) {
             element(j);
         }
         for (; j + lanes <= w; j += lanes) {
-            const B x = B::load_unaligned(in + j);  // before values is written: values may be in
+            const B x = keyed<Op>(B::load_unaligned(in + j), key);  // before values is written: values may be in
             const B before = B::load_unaligned(running + j);
             const B after = Op::apply(before, x);
             after.store_unaligned(running + j);
-            store_or_stream(values + j, exclusive ? before : after, streams_values);
+            store_or_stream(values + j, keyed<Op>(exclusive ? before : after, key), streams_values);
             // Most rows of unordered data change no supplier.
             if (xsimd::any(supplies(x, before, after))) {
                 alignas(A::alignment()) T xs[lanes];

@@ -4,6 +4,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "plan.hpp"
@@ -12,6 +13,23 @@ namespace simdscan {
 namespace detail {
 
 constexpr std::size_t data_type_count = 14;  // scan.hpp's DataType values, 0 to 13
+
+// x with its bits xor key's: an element as its order key sees it, and back (TypedKernels::order_key).
+template <class T>
+T xor_bits(T x, T key) {
+    if constexpr (std::is_integral<T>::value) {
+        return T(x ^ key);
+    } else {
+        static_assert(sizeof(T) == sizeof(std::uint32_t) || sizeof(T) == sizeof(std::uint64_t), "a float or double");
+        using Bits = typename std::conditional<sizeof(T) == sizeof(std::uint32_t), std::uint32_t, std::uint64_t>::type;
+        Bits x_bits, key_bits;
+        std::memcpy(&x_bits, &x, sizeof(T));
+        std::memcpy(&key_bits, &key, sizeof(T));
+        x_bits ^= key_bits;
+        std::memcpy(&x, &x_bits, sizeof(T));
+        return x;
+    }
+}
 
 // How a row's elements are stored: as the kernel's own type (widen null), or as a narrower one of in_size bytes.
 struct RowWidening {
@@ -98,23 +116,26 @@ struct TypedKernels {
     using Local = LocalOf<T, State>;
     // Scans n contiguous elements (in increasing order, or decreasing for the reverse variant, from the end of the
     // range). out may equal in. Updates st.
-    using scan_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive);
+    using scan_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive,
+                             T order_key);
     // scan, for a chunk scanned on its own, into a buffer of its local outputs.
-    using scan_local_fn = void (*)(const T* in, Local* local, std::ptrdiff_t n, ScanState<State>& st, bool exclusive);
+    using scan_local_fn = void (*)(const T* in, Local* local, std::ptrdiff_t n, ScanState<State>& st, bool exclusive,
+                                   T order_key);
     // out = base op local, elementwise: puts an earlier chunks' total in front of a chunk scanned on its own. Null
     // where `total` is set: those chunks are scanned from their base instead. `streams`: as ScanState's.
-    using rebase_fn = void (*)(const Local* local, T* out, std::ptrdiff_t n, State base, bool streams);
+    using rebase_fn = void (*)(const Local* local, T* out, std::ptrdiff_t n, State base, bool streams, T order_key);
     // Scans `rows` whole lines of n contiguous elements (n within one chunk); rows are byte strides apart.
     using rows_fn = void (*)(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows, std::ptrdiff_t in_stride,
-                             std::ptrdiff_t out_stride, bool exclusive, bool streams);
+                             std::ptrdiff_t out_stride, bool exclusive, bool streams, T order_key);
     // One step of a scan along an outer axis, elementwise over w contiguous elements: out = a op b. Only where the
     // state is the value itself and the op takes elements as they are (null otherwise): the previous output row is
     // then the running row.
-    using combine_fn = void (*)(const T* a, const T* b, T* out, std::ptrdiff_t w);
+    using combine_fn = void (*)(const T* a, const T* b, T* out, std::ptrdiff_t w, T order_key);
     // One step of a scan along an outer axis with w running states kept aside in `carry` (a Compensated one
     // stores w sums, then w errors): carry = carry op in, and out = the value before (exclusive) or after. out may
     // equal in. `streams`: as ScanState's.
-    using advance_fn = void (*)(const T* in, State* carry, T* out, std::ptrdiff_t w, bool exclusive, bool streams);
+    using advance_fn = void (*)(const T* in, State* carry, T* out, std::ptrdiff_t w, bool exclusive, bool streams,
+                                T order_key);
 
     // The op on two states, as the kernels compute it; combines chunk totals.
     using apply_fn = State (*)(State a, State b);
@@ -126,13 +147,13 @@ struct TypedKernels {
     // values where they are aligned with them. values may not be x.
     using indexed_fn = T (*)(const T* x, T* values, std::int64_t* positions, std::ptrdiff_t n, T carry,
                              std::int64_t first, std::int64_t& supplier, bool& reached_nan, bool exclusive,
-                             bool streams);
+                             bool streams, T order_key);
     // Extrema only (null otherwise): a row of w contiguous elements, at `index` along an outer scan axis, advancing
     // each column's running value and its supplier's index (-1: none yet) and writing both, after the row or before
     // it (exclusive), into values (which may be in) and positions; `streams`: past the caches, as advance's.
     using advance_indexed_fn = void (*)(const T* in, T* running, std::int64_t* suppliers, T* values,
                                         std::int64_t* positions, std::ptrdiff_t w, std::int64_t index, bool exclusive,
-                                        bool streams);
+                                        bool streams, T order_key);
     // Log-sum-exp only (null otherwise), whose base costs an exp and a log per element to put in front of an
     // output: the op of n contiguous elements, a chunk's total, so that each chunk can be scanned from its base
     // once the earlier totals are known (parallel.hpp), one exp per element dearer than the scan alone.
@@ -174,6 +195,9 @@ struct TypedKernels {
     bool streams_lines;  // scan[] streams where ScanState::streams (else it stores as usual)
     State neutral;  // x op neutral == x bit for bit (-0.0 for float sums)
     T identity;     // the value of an empty range (+0.0 for float sums)
+    // Ops that order their elements (OpTraits::orders_by_key) see each element read, and write each value, with its
+    // bits xor this key (xor_bits): one running maximum of keys is then every extremum (operators.hpp). Zero else.
+    T order_key;
 };
 
 template <template <class> class StateOf, class... Ts>
@@ -191,9 +215,8 @@ using CompensatedKernels =
 
 // NaN can only be skipped where there is one.
 using FloatingKernels = TypedKernelSet<Plain, float, double, std::complex<float>, std::complex<double>>;
-// Extrema need an order: signed integers compare as themselves, and complex numbers have none.
-using OrderedKernels = TypedKernelSet<Plain, std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t,
-                                      std::uint16_t, std::uint32_t, std::uint64_t, float, double>;
+// Extrema need an order, which complex numbers lack; signed integers are ordered by their keys (order_key).
+using OrderedKernels = TypedKernelSet<Plain, std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, float, double>;
 using RealKernels = TypedKernelSet<Plain, float, double>;
 // Log-sum-exp's running value is a double whatever the element (ops.hpp's LogAddExp, log_sum_exp_kernels.hpp).
 template <class T>
@@ -207,8 +230,7 @@ struct KernelTable {
     FloatingKernels nan_skipping_summation;
     FloatingKernels nan_skipping_product;
     CompensatedKernels nan_skipping_compensated_summation;
-    OrderedKernels maximum;
-    OrderedKernels minimum;
+    OrderedKernels extremum;  // a running maximum of keys (order_key)
     RealKernels nan_skipping_maximum;
     RealKernels nan_skipping_minimum;
     LogSumExpKernels log_sum_exp;

@@ -15,6 +15,20 @@ struct TypeTag {
     using type = T;
 };
 
+// The key whose bits, xor an element's, order elements of type O (stored as C) for a running maximum in C's own
+// order (unsigned for integers) as a maximum or a minimum in O's: the sign bit for a signed maximum (its
+// negatives then come first), every other bit for a signed minimum, every bit for an unsigned minimum; for floats,
+// the sign bit for a minimum (-x, NaN's payload kept and restored).
+template <class C, class O>
+C order_key(bool maximum) {
+    if constexpr (std::is_floating_point<C>::value) {
+        return maximum ? C(0) : C(-0.0);
+    } else {
+        const C sign = std::is_signed<O>::value ? C(C(1) << (8 * sizeof(C) - 1)) : C(0);
+        return maximum ? sign : C(~sign);
+    }
+}
+
 // Calls run(TypeTag<Stored>{}, kernels) with the type the arrays hold and the kernels of `table` that run `desc` on
 // elements of `Types` (element_types.hpp): the operator's set, or its variant for the options (compensated,
 // skip_nan). Nothing for a description validate refuses (complex extrema, integer log-sum-exp).
@@ -51,14 +65,12 @@ void visit_operator_kernels(const CumulativeOperatorDesc& desc, const KernelTabl
                         return run(TypeTag<S>{}, set.template get<C>());
                     }
                 }
-                // Signed integers compare as themselves, stored as the same bits.
-                using O = typename Types::Ordered;
-                using Stored = typename std::conditional<std::is_integral<C>::value, O, S>::type;
-                TypedKernels<O, O> kernels = (maximum ? table.maximum : table.minimum).template get<O>();
-                if (desc.output.data_type == DataType::boolean) {
-                    kernels.identity = maximum ? O(0) : O(1);  // false and true, not the byte's extremes
-                }
-                return run(TypeTag<Stored>{}, kernels);
+                TypedKernels<C, C> kernels = table.extremum.template get<C>();
+                kernels.order_key = order_key<C, typename Types::Ordered>(maximum);
+                kernels.identity = desc.output.data_type == DataType::boolean
+                                       ? C(maximum ? 0 : 1)  // false and true, not the byte's extremes
+                                       : xor_bits(kernels.identity, kernels.order_key);
+                return run(TypeTag<S>{}, kernels);
             }
             return;
         case CumulativeOperator::log_sum_exp:

@@ -49,6 +49,8 @@ struct OpTraits {
     // Each chunk of a long line is scanned from its base, the op of the earlier chunks' totals (Op::total), never
     // rebased (a base costs an exp and a log per element); Op::scan_span scans a span from its state.
     static constexpr bool scans_chunks_from_totals = false;
+    // The kernels key each element read and each value written with the job's order key (keyed).
+    static constexpr bool orders_by_key = false;
 };
 
 // Ops that take every input element as it is.
@@ -99,6 +101,19 @@ template <class T, class A>
 xsimd::batch<T, A> pick(const xsimd::batch_bool<T, A>& take_a, const xsimd::batch<T, A>& a,
                         const xsimd::batch<T, A>& b) {
     return xsimd::select(take_a, a, b);
+}
+
+// x as Op's kernels see it: with the order key's bits (TypedKernels::order_key) where Op orders by key, else as it is.
+// The same call turns a key back into its element.
+template <class Op, class V, class Key>
+V keyed(const V& x, const Key& key) {
+    if constexpr (!Op::orders_by_key) {
+        return x;
+    } else if constexpr (std::is_arithmetic<V>::value) {
+        return xor_bits(x, key);
+    } else {
+        return x ^ key;  // a batch
+    }
 }
 
 template <class T>
@@ -241,11 +256,13 @@ template <bool Larger>
 struct NaNFreeExtremum;
 
 // A running maximum (Larger = true) or minimum, NaN propagating as numpy.maximum's: a NaN operand is the result.
+// The tables hold the maximum only, of keys (orders_by_key): a minimum is the maximum of keys in reverse order.
 template <bool Larger>
 struct Extremum : ExactState {
     static constexpr bool selects_an_operand = true;
     static constexpr bool writes_indices = true;
     static constexpr bool has_nan_free_variant = true;
+    static constexpr bool orders_by_key = true;
     using NaNFree = NaNFreeExtremum<Larger>;
     // a is the running value, b the next element: a tie takes b (numpy.maximum.accumulate's float32 and float64 bits
     // for +0.0 against -0.0, and the element whose position a scan with indices reports); a NaN operand is the result.
@@ -277,7 +294,6 @@ struct Extremum : ExactState {
     static T identity() { return neutral<T>(); }
 };
 using Maximum = Extremum<true>;
-using Minimum = Extremum<false>;
 
 // Extremum of floats where no operand is NaN (the kernels check a block first): the bits Extremum::apply gives
 // there, with no NaN test.
@@ -297,6 +313,8 @@ template <bool Larger>
 struct NaNSkippingExtremum : Extremum<Larger> {
     static constexpr bool writes_indices = false;
     static constexpr bool has_nan_free_variant = false;
+    // Unkeyed: a minimum's key of the NaN it starts from, its neutral, would be -NaN.
+    static constexpr bool orders_by_key = false;
     template <class V>
     static V apply(const V& a, const V& b) { return pick(either(Extremum<Larger>::beats(a, b), is_nan(b)), a, b); }
     template <class T>

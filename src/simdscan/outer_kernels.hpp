@@ -46,14 +46,18 @@ SIMDSCAN_ALWAYS_INLINE void walk_row(std::ptrdiff_t w, std::ptrdiff_t head, OnVe
 }
 
 template <class A, class T, class Op, bool Descending>
-void combine_rows(const T* a, const T* b, T* out, std::ptrdiff_t w) {
-    const auto element = [&](std::ptrdiff_t j) { out[j] = Op::apply(a[j], b[j]); };
+void combine_rows(const T* a, const T* b, T* out, std::ptrdiff_t w, T order_key) {
+    const auto element = [&](std::ptrdiff_t j) {
+        out[j] = keyed<Op>(Op::apply(keyed<Op>(a[j], order_key), keyed<Op>(b[j], order_key)), order_key);
+    };
     if constexpr (is_vectorized<A, T>()) {
         using B = xsimd::batch<T, A>;
+        const B key(order_key);
         walk_row<std::ptrdiff_t(B::size), Descending>(
             w, 0,
             [&](std::ptrdiff_t j) {
-                Op::apply(B::load_unaligned(a + j), B::load_unaligned(b + j)).store_unaligned(out + j);
+                const B row = keyed<Op>(B::load_unaligned(a + j), key);
+                keyed<Op>(Op::apply(row, keyed<Op>(B::load_unaligned(b + j), key)), key).store_unaligned(out + j);
             },
             element);
     } else {
@@ -62,29 +66,32 @@ void combine_rows(const T* a, const T* b, T* out, std::ptrdiff_t w) {
 }
 
 template <class A, class T, class Op, bool Descending, class State = typename Op::template state<T>>
-void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w, bool exclusive, bool streams) {
+void advance_rows(const T* in, State* carry, T* out, std::ptrdiff_t w, bool exclusive, bool streams, T order_key) {
     const auto element = [&](std::ptrdiff_t j) {
-        const T x = Op::admit(in[j]);
+        const T x = Op::admit(keyed<Op>(in[j], order_key));
         typename Op::template state<T> before;
         load_state(before, carry, w, j);
         const auto after = Op::apply(before, Op::lift(x));
         store_state(after, carry, w, j);
-        out[j] = T(Op::lower(exclusive ? before : after));
+        out[j] = keyed<Op>(T(Op::lower(exclusive ? before : after)), order_key);
     };
     if constexpr (is_vectorized<A, T>()) {
         using B = typename Op::template vector<T, A>;
         streams = streams && streams_vectors<B, T>();
+        const B key(order_key);
         // The vector step compiled for each mode, not tested in it (as scan_packed_rows').
         const auto walk = [&](auto exclusive_rows) {
             walk_row<std::ptrdiff_t(B::size), Descending>(
                 w, streams ? aligning_head<B, false>(out, w) : 0,
                 [&](std::ptrdiff_t j) {
-                    const B x = Op::admit(load_vector<B>(in + j));  // before out is written: out may equal in
+                    // Before out is written: out may equal in.
+                    const B x = Op::admit(keyed<Op>(load_vector<B>(in + j), key));
                     typename Op::template state<B> before;
                     load_state(before, carry, w, j);
                     const auto after = Op::apply(before, Op::lift(x));
                     store_state(after, carry, w, j);
-                    store_or_stream(out + j, Op::lower(decltype(exclusive_rows)::value ? before : after), streams);
+                    const auto value = Op::lower(decltype(exclusive_rows)::value ? before : after);
+                    store_or_stream(out + j, keyed<Op>(value, key), streams);
                 },
                 element);
         };

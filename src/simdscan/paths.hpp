@@ -46,19 +46,21 @@ struct DirectEngine {
     void scan(const Operands& line, std::ptrdiff_t begin, std::ptrdiff_t length, ScanState<State>& st) {
         st.streams = job.streams();
         job.kernels.scan[reverse()](at<const C>(line, Role::in, begin, length),
-                                    at<C>(line, Role::out, begin, length), length, st, job.exclusive);
+                                    at<C>(line, Role::out, begin, length), length, st, job.exclusive,
+                                    job.kernels.order_key);
     }
     void scan_local(const Operands& line, Local* local, std::ptrdiff_t begin, std::ptrdiff_t length,
                     ScanState<State>& st) {
         job.kernels.scan_local[reverse()](at<const C>(line, Role::in, begin, length), local, length, st,
-                                          job.exclusive);
+                                          job.exclusive, job.kernels.order_key);
     }
     State total(const Operands& line, std::ptrdiff_t begin, std::ptrdiff_t length) const {
         return job.kernels.total[reverse()](at<const C>(line, Role::in, begin, length), length);
     }
     void store_based(const Local* local, const Operands& line, std::ptrdiff_t begin, std::ptrdiff_t length,
                      State base) {
-        job.kernels.rebase(local, at<C>(line, Role::out, begin, length), length, base, job.streams());
+        job.kernels.rebase(local, at<C>(line, Role::out, begin, length), length, base, job.streams(),
+                           job.kernels.order_key);
     }
 };
 
@@ -97,7 +99,8 @@ public:
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
             C* values = into_out ? reinterpret_cast<C*>(at) + done : staging_.values();
-            job_.kernels.scan[0](load(in, begin + done, count), values, count, st, job_.exclusive);
+            job_.kernels.scan[0](load(in, begin + done, count), values, count, st, job_.exclusive,
+                                 job_.kernels.order_key);
             if (!into_out) {
                 store(out, begin + done, count);
             }
@@ -111,7 +114,7 @@ public:
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
             job_.kernels.scan_local[0](load(line[Role::in], begin + done, count), local + done, count, st,
-                                       job_.exclusive);
+                                       job_.exclusive, job_.kernels.order_key);
         }
     }
 
@@ -130,7 +133,7 @@ public:
                      State base) {
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
-            job_.kernels.rebase(local + done, staging_.values(), count, base, false);
+            job_.kernels.rebase(local + done, staging_.values(), count, base, false, job_.kernels.order_key);
             store(line[Role::out], begin + done, count);
         }
     }
@@ -164,7 +167,7 @@ private:
             std::int64_t* positions =
                 direct_positions ? reinterpret_cast<std::int64_t*>(at[Role::indices]) : positions_.get();
             st.local = job_.kernels.scan_indexed(x, values, positions, count, st.local, first, st.supplier,
-                                                 st.reached_nan, job_.exclusive, streams);
+                                                 st.reached_nan, job_.exclusive, streams, job_.kernels.order_key);
             if (job_.exclusive && st.at_line_start) {
                 // The empty range's value is the identity (false for a running minimum of bool), not the neutral.
                 values[0] = job_.kernels.identity;
@@ -280,7 +283,7 @@ void run_direct(const Job<S, C, State>& job) {
         for_each_run(plan.others, begin, end, [&](const LineOffsets& run, std::ptrdiff_t count) {
             const Operands first = operands_at(plan.data, run, reverse ? plan.n - 1 : 0, plan.step);
             job.kernels.rows[reverse](first[Role::in], first[Role::out], plan.n, count, inner.stride[Role::in],
-                                      inner.stride[Role::out], job.exclusive, job.streams());
+                                      inner.stride[Role::out], job.exclusive, job.streams(), job.kernels.order_key);
         });
     });
 }
@@ -304,14 +307,14 @@ void scan_outer_tile(const Job<S, C, State>& job, const C* in, C* out, std::ptrd
             std::memcpy(out, in, bytes);
         }
         for (std::ptrdiff_t r = 1; r < plan.n; ++r) {
-            combine(row_out(r - 1), row_in(r), row_out(r), width);
+            combine(row_out(r - 1), row_in(r), row_out(r), width, job.kernels.order_key);
         }
     } else {
         // Row 1 copies row 0 rather than adding it to the identity: identity + -0.0 would lose the sign.
         std::fill(out, out + width, job.kernels.identity);
         std::memcpy(row_out(1), in, bytes);
         for (std::ptrdiff_t r = 2; r < plan.n; ++r) {
-            combine(row_out(r - 1), row_in(r - 1), row_out(r), width);
+            combine(row_out(r - 1), row_in(r - 1), row_out(r), width, job.kernels.order_key);
         }
     }
 }
@@ -466,7 +469,7 @@ private:
             },
             [&](std::ptrdiff_t r, std::ptrdiff_t) { return reinterpret_cast<C*>(out + r * plan.step[Role::out]); },
             [&](std::ptrdiff_t, std::ptrdiff_t, const C* row, State* states, C* values, std::ptrdiff_t count) {
-                advance(row, states, values, count, job_.exclusive, streams);
+                advance(row, states, values, count, job_.exclusive, streams, job_.kernels.order_key);
             },
             [](std::ptrdiff_t, std::ptrdiff_t, const C*, std::ptrdiff_t) {});
     }
@@ -497,7 +500,8 @@ private:
                 return into_out ? reinterpret_cast<C*>(out_at(r, c)) : staging_->values();
             },
             [&](std::ptrdiff_t, std::ptrdiff_t, const C* row, State* states, C* values, std::ptrdiff_t count) {
-                job_.kernels.advance[0](row, states, values, count, job_.exclusive, into_out && streams);
+                job_.kernels.advance[0](row, states, values, count, job_.exclusive, into_out && streams,
+                                        job_.kernels.order_key);
             },
             [&](std::ptrdiff_t r, std::ptrdiff_t c, const C* values, std::ptrdiff_t count) {
                 if (!into_out) {
@@ -538,7 +542,7 @@ private:
                 // Streamed where both rows are the outputs themselves.
                 const bool values_in_place = values == reinterpret_cast<C*>(at(Role::out, r, c));
                 job_.kernels.advance_indexed(row, states, suppliers_.data() + c, values, positions, count, index,
-                                             job_.exclusive, streams && values_in_place);
+                                             job_.exclusive, streams && values_in_place, job_.kernels.order_key);
             },
             [&](std::ptrdiff_t r, std::ptrdiff_t c, const C* values, std::ptrdiff_t count) {
                 char* target = at(Role::out, r, c);

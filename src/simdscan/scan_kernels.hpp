@@ -63,7 +63,7 @@ void prefetch_for_write(const ArrayOutputs<T, false>& outputs, std::ptrdiff_t at
 
 template <class A, class T, class Op, bool Reverse, class State, class Elements, class Outputs>
 State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, State base, State carry,
-                 SpanModes modes);
+                 SpanModes modes, T order_key = T());
 
 // The doubles of complex128 arrays, as compensated_blocks.hpp scans them; float64 ones as they are.
 template <bool Prefetches>
@@ -163,12 +163,15 @@ constexpr bool streams_lines() {
 
 template <class A, class T, class Op, bool Reverse, bool Streams = false, bool Prefetches = true, class State,
           class O>
-State scan_steps(const T* in, O* out, std::ptrdiff_t n, State base, State carry, SpanModes modes) {
+State scan_steps(const T* in, O* out, std::ptrdiff_t n, State base, State carry, SpanModes modes,
+                 T order_key = T()) {
     const ArrayElements<T, Prefetches> elements{in};
     if constexpr (Streams && std::is_floating_point<T>::value) {
-        return scan_steps<A, T, Op, Reverse>(elements, RealignedOutputs<A, T, Reverse>{out}, n, base, carry, modes);
+        return scan_steps<A, T, Op, Reverse>(elements, RealignedOutputs<A, T, Reverse>{out}, n, base, carry, modes,
+                                             order_key);
     } else {
-        return scan_steps<A, T, Op, Reverse>(elements, ArrayOutputs<O, Streams>{out}, n, base, carry, modes);
+        return scan_steps<A, T, Op, Reverse>(elements, ArrayOutputs<O, Streams>{out}, n, base, carry, modes,
+                                             order_key);
     }
 }
 
@@ -193,7 +196,7 @@ bool has_nan(const T* p, std::ptrdiff_t n) {
 // `modes` (exclusive, has a base) are chosen per span at run time (kernels.hpp's SpanModes); Streams: ArrayOutputs'.
 template <class A, class T, class Op, bool Reverse, bool Streams = false, class State = typename Op::template state<T>,
           class O>
-State scan_span(const T* in, O* out, std::ptrdiff_t n, State base, State carry, SpanModes modes) {
+State scan_span(const T* in, O* out, std::ptrdiff_t n, State base, State carry, SpanModes modes, T order_key) {
     std::ptrdiff_t done = 0;
     if constexpr (is_vectorized<A, T>() && std::is_floating_point<T>::value && Op::has_nan_free_variant) {
         // The blocks in scan order up to the first with a NaN (none if the running value or the base is NaN) take
@@ -215,13 +218,15 @@ State scan_span(const T* in, O* out, std::ptrdiff_t n, State base, State carry, 
                 run += block;
             }
             const std::ptrdiff_t at = Reverse ? n - done - run : done;
-            carry = scan_steps<A, T, Fast, Reverse, Streams, false>(in + at, out + at, run, base, carry, modes);
+            carry = scan_steps<A, T, Fast, Reverse, Streams, false>(in + at, out + at, run, base, carry, modes,
+                                                                    order_key);
             done += run;
         }
         const std::ptrdiff_t rest_at = Reverse ? 0 : done;
-        return scan_steps<A, T, Op, Reverse, Streams>(in + rest_at, out + rest_at, n - done, base, carry, modes);
+        return scan_steps<A, T, Op, Reverse, Streams>(in + rest_at, out + rest_at, n - done, base, carry, modes,
+                                                      order_key);
     } else {
-        return scan_steps<A, T, Op, Reverse, Streams>(in, out, n, base, carry, modes);
+        return scan_steps<A, T, Op, Reverse, Streams>(in, out, n, base, carry, modes, order_key);
     }
 }
 
@@ -239,7 +244,7 @@ V apply_between_vectors(const V& running, const V& x) {
 // scan_span one op step at a time: vector_prefix within each vector, the op between vectors.
 template <class A, class T, class Op, bool Reverse, class State, class Elements, class Outputs>
 State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, State base, State carry,
-                 SpanModes modes) {
+                 SpanModes modes, T order_key) {
     std::ptrdiff_t done = 0;
     if constexpr (scans_compensated_blocks<A, T, Op>()) {
         auto part_outputs = parts_of(outputs);
@@ -251,13 +256,14 @@ State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, St
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
         const VectorState fill = splat<B>(Op::template neutral<T>());
         const VectorState base_lanes = splat<B>(base);
+        const B key(order_key);
         VectorState running = splat<B>(carry);
         for (; done + lanes <= n; done += lanes) {
             const std::ptrdiff_t at = Reverse ? n - done - lanes : done;
             if constexpr (Elements::prefetches) {
                 prefetch_ahead<Reverse>(elements.address(at));
             }
-            const B x = Op::admit(elements.template vector<B>(at));
+            const B x = Op::admit(keyed<Op>(elements.template vector<B>(at), key));
             B result;
             bool ahead = false;
             if constexpr (Op::selects_an_operand) {
@@ -277,7 +283,7 @@ State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, St
                 // As the local output kept by a chunk scanned before its base was known, then rebased.
                 result = Op::lower(Op::apply(base_lanes, Op::lift(rounded_to_element<LocalOf<T, State>>(result))));
             }
-            outputs.vector(at, result);
+            outputs.vector(at, keyed<Op>(result, key));
         }
         if (done > 0) {
             carry = first_lane(running);
@@ -285,15 +291,23 @@ State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, St
         finish_vectors(outputs, 0);
     }
     using Output = typename Outputs::value_type;
+    // An output as the arrays hold it: keyed back where Op orders by key (its outputs are then elements).
+    const auto unkeyed = [&](Output value) {
+        if constexpr (Op::orders_by_key) {
+            return keyed<Op>(value, order_key);
+        } else {
+            return value;
+        }
+    };
     for (; done < n; ++done) {
         const std::ptrdiff_t at = Reverse ? n - 1 - done : done;
-        const State next = Op::apply(carry, Op::lift(Op::admit(elements.one(at))));
+        const State next = Op::apply(carry, Op::lift(Op::admit(keyed<Op>(elements.one(at), order_key))));
         const State before = modes.exclusive ? carry : next;
         if (modes.has_base) {
             const auto local = output_of<Op, LocalOf<T, State>>(before);
-            outputs.one(at, Output(Op::lower(Op::apply(base, state_of<Op, State>(local)))));
+            outputs.one(at, unkeyed(Output(Op::lower(Op::apply(base, state_of<Op, State>(local))))));
         } else {
-            outputs.one(at, output_of<Op, Output>(before));
+            outputs.one(at, unkeyed(output_of<Op, Output>(before)));
         }
         carry = next;
     }
@@ -302,14 +316,14 @@ State scan_steps(const Elements& elements, Outputs outputs, std::ptrdiff_t n, St
 
 // scan_span from st; where st.streams, past the caches (streams_lines).
 template <class A, class T, class Op, bool Reverse, class State, class O>
-State scan_span_of(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive) {
+State scan_span_of(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive, T order_key) {
     if constexpr (Op::scans_chunks_from_totals) {
         return Op::template scan_span<A, T, Reverse>(in, out, n, st, exclusive);
     } else {
         const SpanModes modes{exclusive, st.has_base};
         const auto span = [&](std::ptrdiff_t at, std::ptrdiff_t count, State carry, auto streams) {
             constexpr bool Streams = decltype(streams)::value;
-            return scan_span<A, T, Op, Reverse, Streams>(in + at, out + at, count, st.base, carry, modes);
+            return scan_span<A, T, Op, Reverse, Streams>(in + at, out + at, count, st.base, carry, modes, order_key);
         };
         // (The direct path's arrays are aligned to their element; a streaming store elsewhere would fault.)
         const bool element_aligned = reinterpret_cast<std::uintptr_t>(out) % alignof(T) == 0;
@@ -338,22 +352,22 @@ State scan_span_of(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, 
 
 // O: T, or for TypedKernels::scan_local, its Local.
 template <class A, class T, class Op, bool Reverse, class O = T, class State = typename Op::template state<T>>
-void scan_line(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive) {
+void scan_line(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive, T order_key) {
     if (n == 0) {
         return;
     }
-    st.local = scan_span_of<A, T, Op, Reverse>(in, out, n, st, exclusive);
+    st.local = scan_span_of<A, T, Op, Reverse>(in, out, n, st, exclusive, order_key);
     if (exclusive && st.at_line_start) {
         // The empty range's value is the identity (+0.0 for sums), not the internal neutral -0.0.
-        out[Reverse ? n - 1 : 0] = Op::template identity<T>();
+        out[Reverse ? n - 1 : 0] = keyed<Op>(Op::template identity<T>(), order_key);
     }
     st.at_line_start = false;
 }
 
 template <class A, class T, class Op, class State = typename Op::template state<T>>
-void rebase(const LocalOf<T, State>* in, T* out, std::ptrdiff_t n, State base, bool streams) {
+void rebase(const LocalOf<T, State>* in, T* out, std::ptrdiff_t n, State base, bool streams, T order_key) {
     const auto element = [&](std::ptrdiff_t i) {
-        out[i] = T(Op::lower(Op::apply(base, state_of<Op, State>(in[i]))));
+        out[i] = keyed<Op>(T(Op::lower(Op::apply(base, state_of<Op, State>(keyed<Op>(in[i], order_key))))), order_key);
     };
     std::ptrdiff_t i = 0;
     if constexpr (is_vectorized<A, T>()) {
@@ -364,8 +378,10 @@ void rebase(const LocalOf<T, State>* in, T* out, std::ptrdiff_t n, State base, b
             element(i);
         }
         const auto base_lanes = splat<B>(base);
+        const B key(order_key);
         for (; i + lanes <= n; i += lanes) {
-            store_or_stream(out + i, Op::lower(Op::apply(base_lanes, Op::lift(load_vector<B>(in + i)))), streams);
+            const B local = keyed<Op>(load_vector<B>(in + i), key);
+            store_or_stream(out + i, keyed<Op>(Op::lower(Op::apply(base_lanes, Op::lift(local))), key), streams);
         }
     }
     for (; i < n; ++i) {
@@ -393,7 +409,8 @@ SIMDSCAN_ALWAYS_INLINE V row_prefix(const V& x, const V& fill, const B& row_posi
 // scanned in log2(n) steps whose lane moves are masked at row boundaries; no carry passes between vectors.
 // Returns how many rows it scanned (whole vectors only).
 template <class A, class T, class Op, bool Reverse>
-std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrdiff_t rows, bool exclusive) {
+std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrdiff_t rows, bool exclusive,
+                                T order_key) {
     using B = typename Op::template vector<T, A>;
     using VectorState = typename Op::template state<B>;
     using Lane = typename B::value_type;
@@ -407,18 +424,20 @@ std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrd
     const B row_position = B::load_aligned(position);
     const VectorState fill = splat<B>(Op::template neutral<T>());
     const B identity(Lane(Op::template identity<T>()));
+    const B key(order_key);
     const std::ptrdiff_t vectors = rows * n / std::ptrdiff_t(lanes);
     // The loop compiled for each mode, not tested in it: a test per vector slowed short rows (benchmarks/README.md).
     const auto scan_vectors = [&](auto exclusive_rows) {
         for (std::ptrdiff_t v = 0; v < vectors; ++v) {
             const std::ptrdiff_t at = v * std::ptrdiff_t(lanes);
-            const VectorState elements = Op::lift(Op::admit(load_vector<B>(in + at)));
+            const VectorState elements = Op::lift(Op::admit(keyed<Op>(load_vector<B>(in + at), key)));
             const VectorState prefix = row_prefix<A, Op, Reverse, 1>(elements, fill, row_position, std::size_t(n));
             if constexpr (decltype(exclusive_rows)::value) {
-                store_vector(out + at, xsimd::select(row_position >= B(Lane(1)),
-                                                     Op::lower(shifted<A, Reverse, 1>(prefix, fill)), identity));
+                const B values =
+                    xsimd::select(row_position >= B(Lane(1)), Op::lower(shifted<A, Reverse, 1>(prefix, fill)), identity);
+                store_vector(out + at, keyed<Op>(values, key));
             } else {
-                store_vector(out + at, Op::lower(prefix));
+                store_vector(out + at, keyed<Op>(Op::lower(prefix), key));
             }
         }
     };
@@ -432,7 +451,7 @@ std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrd
 
 template <class A, class T, class Op, bool Reverse>
 void scan_rows(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows, std::ptrdiff_t in_stride,
-               std::ptrdiff_t out_stride, bool exclusive, bool streams) {
+               std::ptrdiff_t out_stride, bool exclusive, bool streams, T order_key) {
     std::ptrdiff_t r = 0;
     if constexpr (is_vectorized<A, T>()) {
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(Op::template vector<T, A>::size);
@@ -440,7 +459,7 @@ void scan_rows(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows,
         if (n > 1 && n <= lanes && lanes % n == 0 && in_stride == row_bytes && out_stride == row_bytes) {
             const auto* first_in = reinterpret_cast<const T*>(in);
             auto* first_out = reinterpret_cast<T*>(out);
-            r = scan_packed_rows<A, T, Op, Reverse>(first_in, first_out, n, rows, exclusive);
+            r = scan_packed_rows<A, T, Op, Reverse>(first_in, first_out, n, rows, exclusive, order_key);
         }
     }
     const auto neutral = Op::template neutral<T>();
@@ -448,7 +467,7 @@ void scan_rows(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows,
         ScanState<typename Op::template state<T>> st{neutral, neutral, false, true};
         st.streams = streams;
         scan_line<A, T, Op, Reverse>(reinterpret_cast<const T*>(in + r * in_stride),
-                                     reinterpret_cast<T*>(out + r * out_stride), n, st, exclusive);
+                                     reinterpret_cast<T*>(out + r * out_stride), n, st, exclusive, order_key);
     }
 }
 

@@ -90,6 +90,7 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     k.streams_lines = streams_lines<A, T, Op>();
     k.neutral = Op::template neutral<T>();
     k.identity = Op::template identity<T>();
+    k.order_key = T();  // each extremum's own: operators.hpp
 }
 
 // Which op each element type T of a set scans with: Ops::op<T>. (Classes, not alias templates passed as template
