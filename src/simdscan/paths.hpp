@@ -30,6 +30,21 @@ struct Job {
     bool streams() const { return streams_past_caches(plan); }
 };
 
+// Stores n positions as int64 indices `stride` bytes apart: each p as last - p where last >= 0 (counted from the
+// axis' end), -1 as it is.
+inline void store_indices(const std::int64_t* positions, char* target, std::ptrdiff_t stride, std::ptrdiff_t n,
+                          std::int64_t last) {
+    if (last < 0 && stride == std::ptrdiff_t(sizeof(std::int64_t))) {
+        std::memcpy(target, positions, std::size_t(n) * sizeof(std::int64_t));
+        return;
+    }
+    for (std::ptrdiff_t i = 0; i < n; ++i) {
+        const std::int64_t p = positions[i];
+        const std::int64_t index = p < 0 || last < 0 ? p : last - p;
+        std::memcpy(target + i * stride, &index, sizeof(index));
+    }
+}
+
 // Direct path engine: the kernels run on the arrays, in scan order given by the sign of the step.
 template <class S, class C, class State>
 struct DirectEngine {
@@ -177,22 +192,10 @@ private:
                 staging_.store(values, at[Role::out], plan.step[Role::out], count, false);
             }
             if (!direct_positions) {
-                store_positions(positions, at[Role::indices], count);
+                // Counted from the axis' end when decreasing.
+                store_indices(positions, at[Role::indices], plan.step[Role::indices], count,
+                              plan.decreasing ? std::int64_t(plan.n) - 1 : -1);
             }
-        }
-    }
-
-    // Stores n scan positions as indices along the axis (counted from its end when decreasing; -1 stays).
-    void store_positions(const std::int64_t* positions, char* target, std::ptrdiff_t n) const {
-        const Plan& plan = job_.plan;
-        if (!plan.decreasing && plan.step[Role::indices] == std::ptrdiff_t(sizeof(std::int64_t))) {
-            std::memcpy(target, positions, std::size_t(n) * sizeof(std::int64_t));
-            return;
-        }
-        for (std::ptrdiff_t i = 0; i < n; ++i) {
-            const std::int64_t p = positions[i];
-            const std::int64_t index = p < 0 || !plan.decreasing ? p : std::int64_t(plan.n) - 1 - p;
-            std::memcpy(target + i * plan.step[Role::indices], &index, sizeof(index));
         }
     }
 
@@ -550,11 +553,7 @@ private:
                     staging_->store(values, target, inner.stride[Role::out], count, false);
                 }
                 if (!direct_positions) {
-                    char* position_target = at(Role::indices, r, c);
-                    for (std::ptrdiff_t i = 0; i < count; ++i) {
-                        std::memcpy(position_target + i * inner.stride[Role::indices], positions + i,
-                                    sizeof(std::int64_t));
-                    }
+                    store_indices(positions, at(Role::indices, r, c), inner.stride[Role::indices], count, -1);
                 }
             });
     }
