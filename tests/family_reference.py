@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from compare import mismatch_report
+from ops import SCANS
 from reference import (
     PATHS,
     IDENTITY,
@@ -18,9 +19,10 @@ from reference import (
 
 #: (decreasing, exclusive): the four cases of a scan
 VARIANTS = ((False, False), (False, True), (True, False), (True, True))
-EXTREMA_OPS = ("cummax", "cummin")  # NaN propagates; these also return indices
-NAN_EXTREMA_OPS = ("nancummax", "nancummin")  # NaN skipped
-NAN_OPS = ("nancumsum", "nancumprod")  # NaN counts as the identity
+# The family's groups, from tests/ops.py.
+EXTREMA_OPS = tuple(s.name for s in SCANS if s.indices)  # NaN propagates; these also return indices
+NAN_EXTREMA_OPS = tuple(s.name for s in SCANS if s.ordered and s.skips_nan)  # NaN skipped
+NAN_OPS = tuple(s.name for s in SCANS if s.counts and s.skips_nan)  # NaN counts as the identity
 #: every input dtype the extrema take (the dtype is kept): all but complex, which has no order
 EXTREMA_DTYPES = [d for d in SUPPORTED_DTYPES if d.kind != "c"]
 _EXTREMUM_UFUNC = {

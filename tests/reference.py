@@ -36,6 +36,7 @@ from typing import NamedTuple
 import numpy as np
 
 from compare import check_real, mismatch_report
+from ops import SCANS
 
 try:  # NumPy >= 2.0
     from numpy.lib.array_utils import normalize_axis_index
@@ -67,7 +68,8 @@ INT_DTYPES = [d for d in SUPPORTED_DTYPES if d.kind in "iu"]
 #: the result dtype of a scan of bool input (numpy.cumsum's default integer)
 DEFAULT_INT = np.cumsum(np.zeros(1, dtype=bool)).dtype
 
-OPS = ("cumsum", "cumprod")
+#: NumPy's own scans (tests/ops.py), which this oracle computes and test_sweep / test_threads_identical sweep
+OPS = tuple(s.name for s in SCANS if s.numpy_name)
 IDENTITY = {"cumsum": 0, "cumprod": 1}
 _NP_FUNC = {"cumsum": np.cumsum, "cumprod": np.cumprod}
 

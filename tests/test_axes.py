@@ -16,7 +16,9 @@ import simdscan
 import simdscan._axes
 from data import make_data, scan_data, seed_of
 from reference import (
+    IDENTITY,
     LAYOUTS,
+    OPS,
     SUPPORTED_DTYPES,
     _U_ACC,
     _U_REF,
@@ -30,8 +32,6 @@ from reference import (
 )
 from compare import check_real
 
-OPS = ("cumsum", "cumprod")
-IDENTITY = {"cumsum": 0, "cumprod": 1}
 NP_FUNC = {"cumsum": np.cumsum, "cumprod": np.cumprod}
 DTYPE_NAMES = [d.name for d in SUPPORTED_DTYPES]
 AXES_3D = [(0, 1), (1, 2), (2, 0), (0, 1, 2), (-1, 0), (2, 1, 0), (1,)]
