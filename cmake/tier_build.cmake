@@ -31,10 +31,15 @@ function(_simdscan_tier_sources tier arch lanes flags)
   set(source "${SIMDSCAN_GENERATED_DIR}/kernels_${tier}.cpp")
   configure_file(src/simdscan/kernels_tier.cpp.in "${source}" @ONLY)
   list(APPEND sources "${source}")
-  target_sources(simdscan_core PRIVATE ${sources})
-  if(flags)
-    set_source_files_properties(${sources} PROPERTIES COMPILE_OPTIONS "${flags}")
-  endif()
+  # Each tier its object library: its flags, and xsimd precompiled once for its families (parsed, it took most of a
+  # second of each family's compilation).
+  set(target simdscan_tier_${tier})
+  add_library(${target} OBJECT ${sources})
+  target_link_libraries(${target} PRIVATE xsimd)
+  target_include_directories(${target} PRIVATE src "${SIMDSCAN_GENERATED_DIR}")
+  target_compile_options(${target} PRIVATE ${SIMDSCAN_WARNINGS} ${SIMDSCAN_FP_FLAGS} ${flags})
+  target_precompile_headers(${target} PRIVATE <xsimd/xsimd.hpp>)
+  set_property(GLOBAL APPEND PROPERTY SIMDSCAN_TIER_TARGETS ${target})
 endfunction()
 
 # The baseline tier: the compiler's default target (src/simdscan/lanes.hpp picks its lane header), no flags, always
