@@ -1,7 +1,8 @@
 # Builds the tiers that cmake/tiers.cmake lists: for each tier, one translation unit per op family
 # (src/simdscan/kernels_family.cpp.in, SIMDSCAN_KERNEL_FAMILIES) and the tier's entry point that has every family fill
-# its part of the kernel table (src/simdscan/kernels_tier.cpp.in), all compiled with the tier's flags and added to
-# simdscan_core; then generated/tier_table.hpp, from which dispatch.cpp takes its tier table.
+# its part of the kernel table (src/simdscan/kernels_tier.cpp.in), all compiled with the tier's flags in its object
+# library simdscan_tier_<tier> (listed in the global property SIMDSCAN_TIER_TARGETS, which the module and core_check
+# link); then generated/tier_table.hpp, from which dispatch.cpp takes its tier table.
 
 set(SIMDSCAN_GENERATED_DIR "${CMAKE_CURRENT_BINARY_DIR}/generated")
 
