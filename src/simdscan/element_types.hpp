@@ -14,7 +14,8 @@ namespace detail {
 
 // Elements stored as S are scanned as C: float16 is converted to float; signed integers scan as their unsigned
 // twins (the same bits, and wrap-around is defined), and an extremum orders them as Ordered by their keys
-// (operators.hpp's order_key). Value is the number an element stands for, as NumPy converts it to another type (bool: 0 or 1).
+// (operators.hpp's order_key). Value is the number an element stands for, as NumPy converts it to another type
+// (bool: 0 or 1).
 template <class S, class C, class O = C, class V = O>
 struct ElementTypes {
     using Stored = S;

@@ -112,8 +112,9 @@ T scan_indexed(const T* x, T* values, std::int64_t* positions, std::ptrdiff_t n,
         // vector (a store to positions might have changed it).
         Positions supplied(supplier);
         // A vector with a new supplier finds its positions here, not in the outputs: a load from a line just
-        // streamed waits for it to reach memory. Its values are the outputs, compared with the elements read. They start a position vector in, the supplier before the vector
-        // just below them: an exclusive vector's positions start there.
+        // streamed waits for it to reach memory. Its values are the outputs, compared with the elements read. They
+        // start a position vector in, the supplier before the vector just below them: an exclusive vector's
+        // positions start there.
         alignas(A::alignment()) T found_values[lanes];
         alignas(A::alignment()) std::int64_t found[position_lanes + lanes];
         std::int64_t* const found_positions = found + position_lanes;

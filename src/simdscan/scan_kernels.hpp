@@ -433,8 +433,8 @@ std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrd
             const VectorState elements = Op::lift(Op::admit(keyed<Op>(load_vector<B>(in + at), key)));
             const VectorState prefix = row_prefix<A, Op, Reverse, 1>(elements, fill, row_position, std::size_t(n));
             if constexpr (decltype(exclusive_rows)::value) {
-                const B values =
-                    xsimd::select(row_position >= B(Lane(1)), Op::lower(shifted<A, Reverse, 1>(prefix, fill)), identity);
+                const B before = Op::lower(shifted<A, Reverse, 1>(prefix, fill));
+                const B values = xsimd::select(row_position >= B(Lane(1)), before, identity);
                 store_vector(out + at, keyed<Op>(values, key));
             } else {
                 store_vector(out + at, keyed<Op>(Op::lower(prefix), key));
