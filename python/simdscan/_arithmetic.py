@@ -25,7 +25,8 @@ _cumprod_axis = core_scan("multiply")
 
 @fast_calls("add", ("direction", "exclusive", "dtype", "out", "compensated"))
 def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
-           dtype: Any = None, out: Optional[np.ndarray] = None, compensated: bool = False) -> np.ndarray:
+           dtype: Any = None, out: Optional[np.ndarray] = None, compensated: bool = False,
+           reset: Any = None) -> np.ndarray:
     """Cumulative sum along an axis, as DirectML's DML_CUMULATIVE_SUMMATION_OPERATOR_DESC.
 
     One pass of SIMD kernels over ``a``: scans the axis in increasing or decreasing index order, inclusive or
@@ -83,6 +84,13 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
         sums are exact already: the flag changes nothing for them. Costs about 2x (float32) to 4x (float64) the
         plain scan's time, in cache or out: the compensated kernels are compute-bound (see
         benchmarks/README.md).
+    reset : array_like, optional
+        Beyond DirectML: a segmented scan. Bool, or integer or floating 0s and 1s (an RL ``dones`` array, say),
+        broadcast to ``a``'s shape (and flattened with it for ``axis=None``): True at index i begins a new segment
+        at element i, in index order whatever the direction, and each segment of each line is scanned on its own,
+        bit for bit as if it were an array of its own. ``exclusive`` gives each segment's first element in the walk
+        the identity (its last element in index order when decreasing). Every scan of simdscan takes it, with
+        every layout, ``out=``, thread count and flag, but not with a tuple ``axis``.
 
     Returns
     -------
@@ -96,11 +104,13 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
     ValueError
         ``direction`` is a string other than "increasing" / "decreasing"; ``out`` has the wrong shape or is
         read-only; a tuple ``axis`` is empty or repeats an axis, or a tuple ``direction`` / ``exclusive`` has not
-        one entry per axis.
+        one entry per axis; ``reset`` holds a value other than 0 and 1, does not broadcast to ``a``, or comes with
+        a tuple ``axis``.
     TypeError
         ``direction`` is neither a string nor a Direction; the dtype cannot be scanned (object, strings,
         datetime, void: named in the message); ``out`` is not an ndarray or has the wrong dtype; a tuple ``axis``
-        has a non-integer entry (None included); ``direction`` or ``exclusive`` is a tuple for an int ``axis``.
+        has a non-integer entry (None included); ``direction`` or ``exclusive`` is a tuple for an int ``axis``;
+        ``reset`` is neither bool, integer nor floating.
 
     See Also
     --------
@@ -201,18 +211,25 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
     array([[0, 0, 0],
            [6, 5, 3]], dtype=uint8)
 
+    Segments: a running total that starts again wherever ``reset`` is true (per episode, per run):
+
+    >>> simdscan.cumsum([1, 2, 3, 4, 5], reset=[0, 0, 1, 0, 0])
+    array([ 1,  3,  3,  7, 12])
+    >>> simdscan.cumsum([1, 2, 3, 4, 5], reset=[0, 0, 1, 0, 0], direction="decreasing", exclusive=True)
+    array([2, 0, 9, 5, 0])
+
     Compensated: float32 sums that do not drift with length:
 
     >>> tenths = np.full(10**7, 0.1, dtype=np.float32)
     >>> float(simdscan.cumsum(tenths)[-1]) == 1e6, float(simdscan.cumsum(tenths, compensated=True)[-1]) == 1e6
     (False, True)
     """
-    return scan_along("add", False, a, axis, direction, exclusive, out, dtype, compensated)
+    return scan_along("add", False, a, axis, direction, exclusive, out, dtype, compensated, reset)
 
 
 @fast_calls("multiply", ("direction", "exclusive", "dtype", "out"))
 def cumprod(a: Any, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
-            dtype: Any = None, out: Optional[np.ndarray] = None) -> np.ndarray:
+            dtype: Any = None, out: Optional[np.ndarray] = None, reset: Any = None) -> np.ndarray:
     """Cumulative product along an axis, as DirectML's DML_CUMULATIVE_PRODUCT_OPERATOR_DESC.
 
     Parameters, results and errors are those of :func:`cumsum` (``help(simdscan.cumsum)`` draws the four cases of
@@ -256,4 +273,4 @@ def cumprod(a: Any, axis: Axis = None, *, direction: Directions = "increasing", 
              [504., 168.,  21.,   3.],
              [432.,  48.,   8.,   4.]]]], dtype=float32)
     """
-    return scan_along("multiply", False, a, axis, direction, exclusive, out, dtype)
+    return scan_along("multiply", False, a, axis, direction, exclusive, out, dtype, False, reset)

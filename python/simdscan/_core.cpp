@@ -183,7 +183,7 @@ void check_out(py::handle out, const char* name, const py::array& array, const p
 // The Python arguments are borrowed handles: their callers hold them for the call.
 py::object cumulative(CumulativeOperator op, py::handle a, py::handle axis, py::handle direction, py::handle exclusive,
                       bool compensated, bool skip_nan, py::handle dtype, py::handle out, bool want_indices = false,
-                      py::handle indices_out = Py_None) {
+                      py::handle indices_out = Py_None, py::handle reset = Py_None) {
     // A pair of axes (from scan_axes or is_checked_pair, already checked) comes with a direction and a flag for each.
     const bool two_axes = PyTuple_Check(axis.ptr());
     const auto entry = [&](py::handle value, std::size_t i) -> py::object {
@@ -237,6 +237,24 @@ py::object cumulative(CumulativeOperator op, py::handle a, py::handle axis, py::
             throw py::value_error("the indices' out overlaps the input or the values' out");
         }
     }
+    // A segmented scan's flags (_segments.py made them a bool array of a's shape): as a is flattened or widened
+    // from 0-d above, and apart from the output, which is written before they are all read.
+    py::object reset_flags;  // not a py::array: its default constructor allocates one
+    if (!reset.is_none()) {
+        auto flags = py::reinterpret_borrow<py::array>(reset);
+        if (!py::isinstance<py::array>(reset) || !flags.dtype().equal(py::dtype::of<bool>()) ||
+            flags.size() != array.size()) {
+            throw py::value_error("reset must be a bool array of the input's shape");
+        }
+        if (two_axes) {
+            throw py::value_error("reset= takes a single axis");
+        }
+        flags = flags.reshape(std::vector<py::ssize_t>(array.shape(), array.shape() + array.ndim()));
+        if (have_out && may_overlap(flags, py::reinterpret_borrow<py::array>(out))) {
+            flags = flags.attr("copy")();
+        }
+        reset_flags = flags;
+    }
     const bool overlaps_out = have_out && may_overlap(array, py::reinterpret_borrow<py::array>(out));
     // An input whose every value the result's dtype holds is read as it is: the core converts it on the way, where
     // astype would copy it first. Not into an out that overlaps it (written before the input is read) or is
@@ -271,6 +289,11 @@ py::object cumulative(CumulativeOperator op, py::handle a, py::handle axis, py::
     describe(desc.input, array, const_cast<void*>(array.data()));
     describe(desc.output, result, result.mutable_data());
     desc.indices.data = nullptr;
+    desc.reset.data = nullptr;
+    if (reset_flags) {
+        const auto flags = py::reinterpret_borrow<py::array>(reset_flags);
+        describe(desc.reset, flags, const_cast<void*>(flags.data()));
+    }
     desc.axis = scan_axis;
     desc.direction = reverse ? simdscan::AxisDirection::decreasing : simdscan::AxisDirection::increasing;
     desc.exclusive = exclusive_flag;
@@ -346,13 +369,13 @@ PyObject* positional(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     });
 }
 
-// scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan)
+// scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan, reset)
 py::object scan(PyObject* const* args) {
     return cumulative(parse_operator(args[0]), args[1], args[2], args[3], args[4], truth(args[7]), truth(args[8]),
-                      args[5], args[6]);
+                      args[5], args[6], false, Py_None, args[9]);
 }
 
-// scan_indexed(op, a, axis, direction, exclusive, out): out is None or a pair (values, indices).
+// scan_indexed(op, a, axis, direction, exclusive, out, reset): out is None or a pair (values, indices).
 py::object scan_indexed(PyObject* const* args) {
     py::handle out = args[5];
     py::handle indices_out = Py_None;
@@ -364,7 +387,7 @@ py::object scan_indexed(PyObject* const* args) {
         out = PyTuple_GET_ITEM(out.ptr(), 0);
     }
     return cumulative(parse_operator(args[0]), args[1], args[2], args[3], args[4], false, false, Py_None, out, true,
-                      indices_out);
+                      indices_out, args[6]);
 }
 
 // A public scan's own call (fast_scan): its Python function's body, made without the Python frame (much of a small
@@ -519,13 +542,14 @@ PyCFunction fastcall_entry() {
 }
 
 PyMethodDef scan_functions[] = {
-    {"scan", fastcall_entry<9, scan>(), METH_FASTCALL,
-     "scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan): the scan of a along axis with op "
-     "in add, multiply, maximum, minimum, logaddexp; axis may be a pair, with a pair of directions and of flags, "
-     "for the scan along the first and then the second."},
-    {"scan_indexed", fastcall_entry<6, scan_indexed>(), METH_FASTCALL,
-     "scan_indexed(op, a, axis, direction, exclusive, out): (values, indices) of a running maximum or minimum along "
-     "axis; out is None or a pair (values, indices)."},
+    {"scan", fastcall_entry<10, scan>(), METH_FASTCALL,
+     "scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan, reset): the scan of a along axis "
+     "with op in add, multiply, maximum, minimum, logaddexp; axis may be a pair, with a pair of directions and of "
+     "flags, for the scan along the first and then the second; reset None or a bool array of a's shape, true where "
+     "a segment begins."},
+    {"scan_indexed", fastcall_entry<7, scan_indexed>(), METH_FASTCALL,
+     "scan_indexed(op, a, axis, direction, exclusive, out, reset): (values, indices) of a running maximum or minimum "
+     "along axis; out is None or a pair (values, indices)."},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace

@@ -17,6 +17,7 @@ def scan(
     out: Optional[np.ndarray],
     compensated: Any,
     skip_nan: bool,
+    reset: Optional[np.ndarray],
 ) -> np.ndarray: ...
 def scan_indexed(
     op: str,
@@ -25,6 +26,7 @@ def scan_indexed(
     direction: Any,
     exclusive: Any,
     out: Any,
+    reset: Optional[np.ndarray],
 ) -> tuple[np.ndarray, np.ndarray]: ...
 def isa() -> str: ...
 def _last_path() -> str: ...

@@ -40,22 +40,24 @@ std::size_t threads_for(std::ptrdiff_t bytes);
 void parallel_ranges(std::ptrdiff_t total, std::size_t threads,
                      FunctionRef<void(std::ptrdiff_t begin, std::ptrdiff_t end)> body);
 
-// The chunk structure of a long line, in scan order: chunk k is [k * size, min(n, (k + 1) * size)).
+// The chunk structure of a long line, in scan order: chunk k is [k * size, min(n, (k + 1) * size)) from `first`.
 struct Chunks {
+    std::ptrdiff_t first;  // the scan position where the chunks begin
     std::ptrdiff_t n;
     std::ptrdiff_t size;
     std::ptrdiff_t count() const { return (n + size - 1) / size; }
-    std::ptrdiff_t begin(std::ptrdiff_t k) const { return k * size; }
+    std::ptrdiff_t begin(std::ptrdiff_t k) const { return first + k * size; }
     std::ptrdiff_t length(std::ptrdiff_t k) const { return std::min(n, (k + 1) * size) - k * size; }
 };
 
-// Scans a line of n elements chunk by chunk on the calling thread. An engine scans scan positions of a line (its
-// operands at `line`): scan(line, begin, length, st) in one go, or scan_local(line, local, ...) into a buffer and
-// then store_based(local, line, begin, length, base) with the earlier chunks' total in front (paths.hpp);
-// total(line, begin, length) is their op (kernels.total's).
+// Scans n elements of a line, scan positions [first, first + n), chunk by chunk on the calling thread, as a line of
+// their own. An engine scans scan positions of a line (its operands at `line`): scan(line, begin, length, st) in one
+// go, or scan_local(line, local, ...) into a buffer and then store_based(local, line, begin, length, base) with the
+// earlier chunks' total in front (paths.hpp); total(line, begin, length) is their op (kernels.total's).
 template <class C, class State, class Engine>
-void scan_line_chunked(const TypedKernels<C, State>& kernels, std::ptrdiff_t n, Engine& engine, const Operands& line) {
-    const Chunks chunks{n, chunk_elements<C>()};
+void scan_line_chunked(const TypedKernels<C, State>& kernels, std::ptrdiff_t n, Engine& engine, const Operands& line,
+                       std::ptrdiff_t first = 0) {
+    const Chunks chunks{first, n, chunk_elements<C>()};
     if (kernels.total[0] != nullptr) {
         // Each chunk from its base, the op of the earlier chunks' totals, as scan_line_parallel does.
         State base = kernels.neutral;
@@ -117,11 +119,12 @@ using LineVector = std::vector<T, LineAllocator<T>>;
 // a chunk on its own into a cache-resident buffer, waits for the op of all earlier chunks (published by the
 // previous chunk's thread), publishes its own, then stores base op buffer. Chunks are taken in order, so the
 // oldest unpublished chunk always belongs to a running thread and the chain never deadlocks. With kernels.total,
-// a thread takes its chunk's total instead, and once it has published scans the chunk from its base.
+// a thread takes its chunk's total instead, and once it has published scans the chunk from its base. The line's
+// scan positions [first, first + n), as scan_line_chunked's.
 template <class C, class State, class MakeEngine>
 void scan_line_parallel(const TypedKernels<C, State>& kernels, std::ptrdiff_t n, MakeEngine&& make_engine,
-                        const Operands& line, std::size_t threads) {
-    const Chunks chunks{n, chunk_elements<C>()};
+                        const Operands& line, std::size_t threads, std::ptrdiff_t first = 0) {
+    const Chunks chunks{first, n, chunk_elements<C>()};
     const std::ptrdiff_t count = chunks.count();
     std::vector<State> published(static_cast<std::size_t>(count));  // published[k]: the op of chunks 0..k
     std::unique_ptr<std::atomic<bool>[]> ready(new std::atomic<bool>[std::size_t(count)]);

@@ -8,12 +8,14 @@
 #include <cstring>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "dispatch.hpp"
 #include "kernels.hpp"
 #include "parallel.hpp"
 #include "plan.hpp"
+#include "segments.hpp"
 #include "staging.hpp"
 
 namespace simdscan {
@@ -232,24 +234,81 @@ std::size_t threads_for(const Job<S, C, State>& job) {
     return threads_for(job.plan.lines * job.plan.n * std::ptrdiff_t(sizeof(S)));
 }
 
-// Runs a per-line engine over every line: lines in parallel when there are enough, else each line's chunks.
+// A segmented line's segments (segments.hpp) on `threads` threads: each thread scans, by scan_segment(engine, begin,
+// length), the segments that begin in its share of the line's positions; those longer than a few chunks wait, to be
+// scanned by all the threads together, chunk by chunk (by scan_long(begin, length)).
+template <class MakeEngine, class ScanSegment, class ScanLong>
+void scan_segments_parallel(const Plan& plan, const char* flags, std::size_t threads, std::ptrdiff_t long_segment,
+                            MakeEngine&& make_engine, ScanSegment&& scan_segment, ScanLong&& scan_long) {
+    const SegmentStarts starts(plan, flags);
+    const std::ptrdiff_t share = (plan.n + std::ptrdiff_t(threads) - 1) / std::ptrdiff_t(threads);
+    std::vector<std::vector<std::pair<std::ptrdiff_t, std::ptrdiff_t>>> long_ones(threads);
+    parallel_for(threads, threads, [&](std::size_t t) {
+        const std::ptrdiff_t from = std::ptrdiff_t(t) * share;
+        const std::ptrdiff_t to = std::min(plan.n, from + share);
+        auto engine = make_engine();
+        for (std::ptrdiff_t begin = from == 0 ? 0 : starts.next(from - 1); begin < to;) {
+            const std::ptrdiff_t end = starts.next(begin);
+            if (end - begin > long_segment) {
+                long_ones[t].emplace_back(begin, end - begin);
+            } else {
+                scan_segment(engine, begin, end - begin);
+            }
+            begin = end;
+        }
+    });
+    for (const auto& segments : long_ones) {
+        for (const auto& [begin, length] : segments) {
+            scan_long(begin, length);
+        }
+    }
+}
+
+// Runs a per-line engine over every line: lines in parallel when there are enough, else each line's chunks. The
+// segments of a segmented job's lines (Role::reset) are each scanned as a line of their own.
 // `streamed`: the engine's scans stream their outputs (ScanState::streams).
 template <class S, class C, class State, class MakeEngine>
 void run_lines(const Job<S, C, State>& job, bool streamed, MakeEngine&& make_engine) {
     const Plan& plan = job.plan;
     const Dim inner = innermost(plan.others);
     const std::size_t threads = threads_for(job);
-    // Positions carry from element to element, and no total stands for a chunk's: an indexed line goes to the
+    // Positions carry from element to element, and no total stands for a chunk's: an indexed segment goes to the
     // engine whole, on one thread.
     const bool indexed = plan.has(Role::indices);
+    const bool segmented = plan.has(Role::reset);
     // scan_line_parallel passes twice over most chunks: against one streamed pass, two threads lost
     // (benchmarks/README.md).
     const bool chained = std::ptrdiff_t(threads) > plan.lines && (threads > 2 || !streamed);
-    if (plan.n > chunk_elements<C>() && chained && !indexed) {
+    const auto scan_segment = [&](auto& engine, const Operands& line, std::ptrdiff_t begin, std::ptrdiff_t length) {
+        if (indexed) {
+            ScanState<State> st{job.kernels.neutral, job.kernels.neutral, false, true};
+            engine.scan(line, begin, length, st);
+        } else {
+            scan_line_chunked(job.kernels, length, engine, line, begin);
+        }
+    };
+    if (plan.n > chunk_elements<C>() && std::ptrdiff_t(threads) > plan.lines && (segmented || (chained && !indexed))) {
         for_each_run(plan.others, 0, plan.lines, [&](const LineOffsets& first, std::ptrdiff_t count) {
             for (std::ptrdiff_t r = 0; r < count; ++r) {
-                scan_line_parallel(job.kernels, plan.n, make_engine,
-                                   operands_at(plan.data, first, r, inner.stride), threads);
+                const Operands line = operands_at(plan.data, first, r, inner.stride);
+                const auto scan_long = [&](std::ptrdiff_t begin, std::ptrdiff_t length) {
+                    if (chained) {
+                        scan_line_parallel(job.kernels, length, make_engine, line, threads, begin);
+                    } else {
+                        auto engine = make_engine();
+                        scan_line_chunked(job.kernels, length, engine, line, begin);
+                    }
+                };
+                if (!segmented) {
+                    scan_long(0, plan.n);
+                    continue;
+                }
+                scan_segments_parallel(
+                    plan, line[Role::reset], threads, indexed ? plan.n : 4 * chunk_elements<C>(), make_engine,
+                    [&](auto& engine, std::ptrdiff_t begin, std::ptrdiff_t length) {
+                        scan_segment(engine, line, begin, length);
+                    },
+                    scan_long);
             }
         });
         return;
@@ -259,11 +318,12 @@ void run_lines(const Job<S, C, State>& job, bool streamed, MakeEngine&& make_eng
         for_each_run(plan.others, begin, end, [&](const LineOffsets& first, std::ptrdiff_t count) {
             for (std::ptrdiff_t r = 0; r < count; ++r) {
                 const Operands line = operands_at(plan.data, first, r, inner.stride);
-                if (indexed) {
-                    ScanState<State> st{job.kernels.neutral, job.kernels.neutral, false, true};
-                    engine.scan(line, 0, plan.n, st);
+                if (segmented) {
+                    for_each_segment(plan, line[Role::reset], [&](std::ptrdiff_t at, std::ptrdiff_t length) {
+                        scan_segment(engine, line, at, length);
+                    });
                 } else {
-                    scan_line_chunked(job.kernels, plan.n, engine, line);
+                    scan_segment(engine, line, 0, plan.n);
                 }
             }
         });
@@ -273,7 +333,8 @@ void run_lines(const Job<S, C, State>& job, bool streamed, MakeEngine&& make_eng
 template <class S, class C, class State>
 void run_direct(const Job<S, C, State>& job) {
     const Plan& plan = job.plan;
-    if (plan.n > chunk_elements<C>()) {
+    // (A segmented line's segments vary in length: scanned each as a line, not as rows.)
+    if (plan.n > chunk_elements<C>() || plan.has(Role::reset)) {
         note_runner("direct_lines");
         run_lines(job, job.kernels.streams_lines && job.streams(), [&] { return DirectEngine<S, C, State>{job}; });
         return;

@@ -154,6 +154,18 @@ void validate(const CumulativeOperatorDesc& desc) {
             throw std::invalid_argument("indices overlap each other");
         }
     }
+    const TensorView& reset = desc.reset;
+    if (reset.data != nullptr) {
+        if (reset.sizes != in.sizes || reset.byte_strides.size() != reset.sizes.size()) {
+            throw std::invalid_argument("reset sizes differ from input sizes");
+        }
+        if (reset.data_type != DataType::boolean) {
+            throw std::invalid_argument("reset is boolean");
+        }
+        if (desc.then) {
+            throw std::invalid_argument("scans along two axes take no reset");
+        }
+    }
 }
 
 Plan make_plan(const CumulativeOperatorDesc& desc) {
@@ -161,7 +173,7 @@ Plan make_plan(const CumulativeOperatorDesc& desc) {
     const TensorView& out = desc.output;
     const TensorView& indices = desc.indices;
     // The operands in Role's order.
-    const std::array<const TensorView*, Role::count> views{&in, &out, &indices};
+    const std::array<const TensorView*, Role::count> views{&in, &out, &indices, &desc.reset};
     const auto strides_along = [&](std::size_t axis) {
         OperandBytes strides;
         for (std::size_t role = 0; role < Role::count; ++role) {
@@ -170,7 +182,7 @@ Plan make_plan(const CumulativeOperatorDesc& desc) {
         return strides;
     };
     Plan plan{{const_cast<char*>(static_cast<const char*>(in.data)), static_cast<char*>(out.data),
-               static_cast<char*>(indices.data)},
+               static_cast<char*>(indices.data), static_cast<char*>(desc.reset.data)},
               in.sizes[desc.axis], strides_along(desc.axis), {}, 1, 0, 0, 0, false, in.byte_swapped,
               out.byte_swapped, desc.direction == AxisDirection::decreasing};
     const Storage storage = storage_of(out.data_type);  // the input's, or its own where the input widens to it
@@ -226,7 +238,8 @@ Path choose_path(const Plan& plan) {
         return Path::direct;
     }
     // Another axis lies closer together than the scan axis: walk whole rows of it, never one column at a time.
-    if (plan.n > 1 && !plan.others.empty() && plan.others.back().size >= 8 &&
+    // (Not a segmented scan: its segments are lines, each scanned on its own.)
+    if (plan.n > 1 && !plan.has(Role::reset) && !plan.others.empty() && plan.others.back().size >= 8 &&
         magnitude(plan.others.back().stride[Role::out]) < magnitude(out_step) &&
         magnitude(plan.others.back().stride[Role::in]) < magnitude(in_step)) {
         const Dim& inner = plan.others.back();

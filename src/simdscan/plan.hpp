@@ -21,6 +21,7 @@ struct Role {
         in,
         out,
         indices,  // the positions that supplied an extremum's values, where the job writes them
+        reset,    // one byte per element, nonzero where a segment begins in index order (segments.hpp)
         count,
     };
 };

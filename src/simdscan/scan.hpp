@@ -53,6 +53,10 @@ struct CumulativeOperatorDesc {
     // supplied each output (native int64, output's sizes): the latest among equal ones, the first NaN from a NaN
     // on, -1 where an exclusive scan's identity stands. It must not overlap input or output.
     TensorView indices;
+    // Beyond DirectML: where data is set, a segmented scan (sizes: the input's; boolean, any strides, zero allowed):
+    // a true element begins a new segment in index order, and each segment is scanned as a line of its own, in the
+    // walk's direction (its first walked element takes the exclusive identity). Not with `then`.
+    TensorView reset;
     std::size_t axis = 0;
     AxisDirection direction = AxisDirection::increasing;
     bool exclusive = false;  // HasExclusiveSum / HasExclusiveProduct
