@@ -161,18 +161,46 @@ constexpr bool streams_lines() {
     }
 }
 
+// The outputs of a span at out: streamed float vectors realigned in registers (RealignedOutputs), else the array's.
+template <class A, class T, bool Reverse, bool Streams, class O>
+auto span_outputs(O* out) {
+    if constexpr (Streams && std::is_floating_point<T>::value) {
+        return RealignedOutputs<A, T, Reverse>{out};
+    } else {
+        return ArrayOutputs<O, Streams>{out};
+    }
+}
+
+// A span's outputs from `offset` on, for one of several scan_steps calls over consecutive parts of it: the vector
+// RealignedOutputs keeps back passes from one call to the next, so that only the span's two ends are stored
+// unstreamed (each part's ends, stored so, cost a streamed line a round trip each).
+template <class Outputs>
+struct OutputsFrom {
+    using value_type = typename Outputs::value_type;
+    Outputs& outputs;
+    std::ptrdiff_t offset;
+
+    template <class B>
+    void vector(std::ptrdiff_t at, const B& values) { outputs.vector(offset + at, values); }
+    void one(std::ptrdiff_t at, value_type value) { outputs.one(offset + at, value); }
+};
+template <class A, class T, bool Reverse>
+OutputsFrom<RealignedOutputs<A, T, Reverse>> outputs_from(RealignedOutputs<A, T, Reverse>& outputs,
+                                                          std::ptrdiff_t offset) {
+    return {outputs, offset};
+}
+// (An array's outputs by value: through a reference, the pointer was reloaded for every store.)
+template <class T, bool Streams>
+ArrayOutputs<T, Streams> outputs_from(const ArrayOutputs<T, Streams>& outputs, std::ptrdiff_t offset) {
+    return {outputs.out + offset};
+}
+
 template <class A, class T, class Op, bool Reverse, bool Streams = false, bool Prefetches = true, class State,
           class O>
 State scan_steps(const T* in, O* out, std::ptrdiff_t n, State base, State carry, SpanModes modes,
                  T order_key = T()) {
-    const ArrayElements<T, Prefetches> elements{in};
-    if constexpr (Streams && std::is_floating_point<T>::value) {
-        return scan_steps<A, T, Op, Reverse>(elements, RealignedOutputs<A, T, Reverse>{out}, n, base, carry, modes,
-                                             order_key);
-    } else {
-        return scan_steps<A, T, Op, Reverse>(elements, ArrayOutputs<O, Streams>{out}, n, base, carry, modes,
-                                             order_key);
-    }
+    return scan_steps<A, T, Op, Reverse>(ArrayElements<T, Prefetches>{in}, span_outputs<A, T, Reverse, Streams>(out),
+                                         n, base, carry, modes, order_key);
 }
 
 // Whether any of n elements (a multiple of the lane count) is NaN. Out of cache the check meets the elements first,
@@ -200,31 +228,37 @@ State scan_span(const T* in, O* out, std::ptrdiff_t n, State base, State carry, 
     std::ptrdiff_t done = 0;
     if constexpr (is_vectorized<A, T>() && std::is_floating_point<T>::value && Op::has_nan_free_variant) {
         // The blocks in scan order up to the first with a NaN (none if the running value or the base is NaN) take
-        // NaNFreeExtremum, the same bits for less work; the rest, the full op. Whole blocks of vectors, so every
-        // vector sits where one scan_steps over the span would put it. Two blocks are checked, then scanned while
-        // in L1: checking a whole span first was slower out of cache (benchmarks/README.md), and a call per block
-        // (of constant length) trips GCC 12's -Waggressive-loop-optimizations on aarch64, a false report.
+        // NaNFreeExtremum, the same bits for less work; the rest, the full op. Blocks of whole vectors (the last
+        // may be shorter, as a short segment's only one), so every vector sits where one scan_steps over the span
+        // would put it. Two blocks are checked, then scanned while in L1: checking a whole span first was slower
+        // out of cache (benchmarks/README.md), and a call per block (of constant length) trips GCC 12's
+        // -Waggressive-loop-optimizations on aarch64, a false report.
         using Fast = typename Op::NaNFree;
-        constexpr std::ptrdiff_t block = 32 * std::ptrdiff_t(xsimd::batch<T, A>::size);
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(xsimd::batch<T, A>::size);
+        constexpr std::ptrdiff_t block = 32 * lanes;
         constexpr std::ptrdiff_t window = 2 * block;
         bool clean = !std::isnan(carry) && !(modes.has_base && std::isnan(base));
-        while (clean && done + block <= n) {
+        auto outputs = span_outputs<A, T, Reverse, Streams>(out);
+        while (clean && done + lanes <= n) {
             std::ptrdiff_t run = 0;
-            while (run < window && done + run + block <= n) {
-                if (has_nan<A, T, Reverse>(in + (Reverse ? n - done - run - block : done + run), block)) {
+            while (run < window && done + run + lanes <= n) {
+                const std::ptrdiff_t part = std::min(block, (n - done - run) / lanes * lanes);
+                if (has_nan<A, T, Reverse>(in + (Reverse ? n - done - run - part : done + run), part)) {
                     clean = false;
                     break;
                 }
-                run += block;
+                run += part;
             }
             const std::ptrdiff_t at = Reverse ? n - done - run : done;
-            carry = scan_steps<A, T, Fast, Reverse, Streams, false>(in + at, out + at, run, base, carry, modes,
-                                                                    order_key);
+            carry = scan_steps<A, T, Fast, Reverse>(ArrayElements<T, false>{in + at}, outputs_from(outputs, at), run,
+                                                    base, carry, modes, order_key);
             done += run;
         }
         const std::ptrdiff_t rest_at = Reverse ? 0 : done;
-        return scan_steps<A, T, Op, Reverse, Streams>(in + rest_at, out + rest_at, n - done, base, carry, modes,
-                                                      order_key);
+        carry = scan_steps<A, T, Op, Reverse>(ArrayElements<T>{in + rest_at}, outputs_from(outputs, rest_at),
+                                              n - done, base, carry, modes, order_key);
+        finish_vectors(outputs, 0);
+        return carry;
     } else {
         return scan_steps<A, T, Op, Reverse, Streams>(in, out, n, base, carry, modes, order_key);
     }
