@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 import numpy as np
 
 import simdscan
-from workloads import (Workload, empty_output, make_input, matches, numpy_new_result, numpy_scan, reference,
+from workloads import (Workload, empty_output, make_input, make_reset, matches, numpy_new_result, numpy_scan, reference,
                        torch_scan_fn)
 
 
@@ -83,6 +83,9 @@ def simdscan_call(w: Workload, x: np.ndarray[Any, Any], out: np.ndarray[Any, Any
     64 KiB scan."""
     scan = getattr(simdscan, w.op)
     axis, direction, exclusive = w.axis, w.direction, w.exclusive
+    reset = make_reset(w, x.shape)
+    if reset is not None:
+        return lambda: scan(x, axis=axis, direction=direction, exclusive=exclusive, out=out, reset=reset)
     if "indices" in w.note:
         # The indices half a page from the input as well: at a few hundred bytes (mod 4096) from it, a 64 KiB scan
         # with indices took 4.8 us against 3.4 us on Zen 4.

@@ -43,6 +43,7 @@ class Workload:
     # again; with kept_results=False the cache is off, and the kernel maps and zeroes every result's pages anew.
     new_result: bool = False
     kept_results: bool = True
+    segments: int = 0  # > 0: a segmented scan (reset=) of a 1-D input, this many segments of random lengths
 
     def label(self, quick: bool) -> str:
         """The workload's name in the table.
@@ -65,7 +66,8 @@ class Workload:
         compensated = " compensated" if self.compensated else ""
         swapped = " byte-swapped" if self.byteswapped else ""
         new_result = (" new result" + ("" if self.kept_results else " cache off")) if self.new_result else ""
-        return f"{op}{short[self.dtype]} {dims}{flags}{compensated}{swapped}{new_result}{self.note}"
+        segments = f" {self.segments} segments" if self.segments else ""
+        return f"{op}{short[self.dtype]} {dims}{flags}{compensated}{swapped}{new_result}{segments}{self.note}"
 
 
 KIB64, MB400 = 64 * 1024, 400_000_000
@@ -110,6 +112,8 @@ WORKLOADS = [
     Workload((1000, 1000), "float32", axis=1, op="logcumsumexp"),
     Workload((1 << 20,), "float32", note=" 10% NaN"),
     Workload((1 << 20,), "float32", op="nancumsum", note=" 10% NaN"),
+    # Segmented scans (reset=), against NumPy's scan of each segment in a loop.
+    *(Workload((10_000_000,), "float64", op=op, quick_shape=(625_000,), segments=1000) for op in ("cumsum", "cummax")),
 ]
 
 
@@ -143,6 +147,25 @@ def make_input(w: Workload, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
     if "NaN" in w.note:
         x[rng.random(full) < 0.1] = np.nan
     return x[:: w.step] if w.step > 1 else x
+
+
+def segment_bounds(w: Workload, n: int) -> np.ndarray[Any, Any]:
+    """The first index of each of a segmented workload's segments along its n elements, then n.
+
+    >>> segment_bounds(Workload((100,), "float64", segments=4), 100).tolist()[::4]
+    [0, 100]
+    """
+    starts = np.random.default_rng(1).choice(np.arange(1, n), w.segments - 1, replace=False)
+    return np.concatenate(([0], np.sort(starts), [n]))
+
+
+def make_reset(w: Workload, shape: tuple[int, ...]) -> Optional[np.ndarray[Any, Any]]:
+    """A segmented workload's reset= (True where a segment begins), else None."""
+    if not w.segments:
+        return None
+    reset = np.zeros(shape, bool)
+    reset[segment_bounds(w, shape[0])[:-1]] = True
+    return reset
 
 
 def empty_output(x: np.ndarray[Any, Any], dtype: Any = None) -> np.ndarray[Any, Any]:
@@ -179,6 +202,12 @@ def numpy_scan(w: Workload, x: np.ndarray[Any, Any], out: np.ndarray[Any, Any], 
     """NumPy as users write it, with the output dtype pinned (np.cumsum would widen int32 to int64).
     Decreasing + exclusive: flip the input (a view), scan into a scratch buffer, then copy it back flipped
     and shifted by one, with the identity at the end: the extra pass is what NumPy users pay."""
+    if w.segments:
+        bounds = segment_bounds(w, x.shape[0])
+        for begin, end in zip(bounds[:-1], bounds[1:]):
+            piece = Workload((end - begin,), w.dtype, op=w.op)
+            numpy_scan(piece, x[begin:end], out[begin:end], tmp[begin:end])
+        return
     if w.op in FAMILY_UFUNCS:
         FAMILY_UFUNCS[w.op].accumulate(x, axis=w.axis, out=out)
         return
@@ -220,6 +249,8 @@ def torch_scan_fn(torch: Any, w: Workload, x: np.ndarray[Any, Any], out: np.ndar
         return lambda: torch.logcumsumexp(tx, d, out=tout)
     if w.op == "nancumsum":
         raise TypeError("torch has no nancumsum")
+    if w.segments:
+        raise TypeError("torch has no segmented scan")
     scan = torch.cumsum if w.op == "cumsum" else torch.cumprod
     if w.direction == "increasing" and not w.exclusive:
         return lambda: scan(tx, d, dtype=dt, out=tout)
