@@ -6,7 +6,8 @@ DML_CUMULATIVE_PRODUCT_OPERATOR_DESC do. The scan runs in SIMD kernels chosen fo
 ``help(simdscan.cumsum)`` explains every flag; ``python -m simdscan`` shows DirectML's examples computed live.
 
 The rest of the scan family takes the same flags: ``cummax`` / ``cummin`` (with the positions that supplied each
-value), ``logcumsumexp``, and the NaN-skipping ``nancumsum``, ``nancumprod``, ``nancummax``, ``nancummin``.
+value), ``logcumsumexp``, and the NaN-skipping ``nancumsum``, ``nancumprod``, ``nancummax``, ``nancummin``; every scan
+restarts at segments with ``reset=``, and ``ffill`` fills each NaN from the last number before it.
 
 Examples
 --------
@@ -25,6 +26,7 @@ from . import _core
 from ._arithmetic import cumprod, cumsum
 from ._array_api import cumulative_prod, cumulative_sum
 from ._extrema import cummax, cummin, nancummax, nancummin
+from ._fill import ffill
 from ._logsumexp import logcumsumexp
 from ._nan_skipping import nancumprod, nancumsum
 from ._runtime import (
@@ -49,6 +51,7 @@ __all__ = [
     "cumsum",
     "cumulative_prod",
     "cumulative_sum",
+    "ffill",
     "get_num_threads",
     "get_result_cache_size",
     "isa",
@@ -64,7 +67,7 @@ __all__ = [
 
 # The public names are simdscan's wherever they are defined: help(), pickles and Sphinx name them so.
 for _public in (
-    Direction, cummax, cummin, cumprod, cumsum, cumulative_prod, cumulative_sum, get_num_threads,
+    Direction, cummax, cummin, cumprod, cumsum, cumulative_prod, cumulative_sum, ffill, get_num_threads,
     get_result_cache_size, isa, logcumsumexp, nancummax, nancummin, nancumprod, nancumsum, set_num_threads,
     set_result_cache_size, supported_isas,
 ):

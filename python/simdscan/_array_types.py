@@ -77,6 +77,8 @@ def scan_other(name: str, function: Callable[..., Any], a: Any, options: Dict[st
 
 def identity_of(name: str, dtype: np.dtype) -> Any:
     """The value of ``dtype`` that scan ``name`` leaves its running value unchanged with."""
+    if name == "ffill":  # a masked element is missing, as NaN is (integers have none: any value, masked anyway)
+        return np.nan if dtype.kind in "fc" else 0
     if name in _SUMS or name in _PRODUCTS:
         return 0 if name in _SUMS else 1
     lowest = name not in _MINIMA

@@ -41,12 +41,13 @@ struct PythonObjects {
     py::object argument_names[7] = {interned("a"),         interned("axis"), interned("direction"),
                                     interned("exclusive"), interned("dtype"), interned("out"),
                                     interned("compensated")};
-    std::pair<py::object, simdscan::CumulativeOperator> operators[5] = {
+    std::pair<py::object, simdscan::CumulativeOperator> operators[6] = {
         {interned("add"), simdscan::CumulativeOperator::summation},
         {interned("multiply"), simdscan::CumulativeOperator::product},
         {interned("maximum"), simdscan::CumulativeOperator::maximum},
         {interned("minimum"), simdscan::CumulativeOperator::minimum},
-        {interned("logaddexp"), simdscan::CumulativeOperator::log_sum_exp}};
+        {interned("logaddexp"), simdscan::CumulativeOperator::log_sum_exp},
+        {interned("ffill"), simdscan::CumulativeOperator::forward_fill}};
 
     static py::object interned(const char* text) {
         return py::reinterpret_steal<py::object>(PyUnicode_InternFromString(text));
@@ -544,9 +545,9 @@ PyCFunction fastcall_entry() {
 PyMethodDef scan_functions[] = {
     {"scan", fastcall_entry<10, scan>(), METH_FASTCALL,
      "scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan, reset): the scan of a along axis "
-     "with op in add, multiply, maximum, minimum, logaddexp; axis may be a pair, with a pair of directions and of "
-     "flags, for the scan along the first and then the second; reset None or a bool array of a's shape, true where "
-     "a segment begins."},
+     "with op in add, multiply, maximum, minimum, logaddexp, ffill; axis may be a pair, with a pair of directions "
+     "and of flags, for the scan along the first and then the second; reset None or a bool array of a's shape, true "
+     "where a segment begins."},
     {"scan_indexed", fastcall_entry<7, scan_indexed>(), METH_FASTCALL,
      "scan_indexed(op, a, axis, direction, exclusive, out, reset): (values, indices) of a running maximum or minimum "
      "along axis; out is None or a pair (values, indices)."},

@@ -234,6 +234,7 @@ struct KernelTable {
     RealKernels nan_skipping_maximum;
     RealKernels nan_skipping_minimum;
     LogSumExpKernels log_sum_exp;
+    FloatingKernels forward_fill;
     void (*half_to_float)(const std::uint16_t* in, float* out, std::ptrdiff_t n);
     void (*float_to_half)(const float* in, std::uint16_t* out, std::ptrdiff_t n);
     // [from][to] (DataType values), where widens_exactly(from, to) (else null).

@@ -15,14 +15,15 @@ bool is_complex(DataType t) {
 }  // namespace
 
 const OperatorTraits& operator_traits(CumulativeOperator op) {
-    // In CumulativeOperator's order: name, needs_order, counts, computes_in_floating, compensates, skips_nan,
-    // writes_indices, builds_tables.
+    // In CumulativeOperator's order: name, needs_order, needs_nan, counts, computes_in_floating, compensates,
+    // skips_nan, writes_indices, builds_tables.
     static constexpr OperatorTraits traits[] = {
-        {"sum", false, true, false, true, true, false, true},
-        {"product", false, true, false, false, true, false, false},
-        {"maximum", true, false, false, false, true, true, false},
-        {"minimum", true, false, false, false, true, true, false},
-        {"log-sum-exp", false, false, true, false, false, false, false},
+        {"sum", false, false, true, false, true, true, false, true},
+        {"product", false, false, true, false, false, true, false, false},
+        {"maximum", true, false, false, false, false, true, true, false},
+        {"minimum", true, false, false, false, false, true, true, false},
+        {"log-sum-exp", false, false, false, true, false, false, false, false},
+        {"forward fill", false, true, false, false, false, false, false, false},
     };
     return traits[std::size_t(op)];
 }
@@ -34,6 +35,9 @@ std::string refusal(CumulativeOperator op, DataType t) {
     }
     if (traits.computes_in_floating && !is_real_floating(t)) {
         return std::string(traits.name) + " computes in real floating types only";
+    }
+    if (traits.needs_nan && !is_real_floating(t) && !is_complex(t)) {
+        return std::string(traits.name) + " takes floating and complex types only: others have no NaN";
     }
     if (traits.counts && t == DataType::boolean) {
         return std::string("a ") + traits.name + " of booleans needs an integer type";

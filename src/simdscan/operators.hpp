@@ -78,6 +78,11 @@ void visit_operator_kernels(const CumulativeOperatorDesc& desc, const KernelTabl
                 return run(TypeTag<S>{}, table.log_sum_exp.template get<C>());
             }
             return;
+        case CumulativeOperator::forward_fill:
+            if constexpr (!std::is_integral<C>::value) {
+                return run(TypeTag<S>{}, table.forward_fill.template get<C>());
+            }
+            return;
     }
 }
 

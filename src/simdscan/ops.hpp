@@ -321,6 +321,28 @@ struct NaNSkippingExtremum : Extremum<Larger> {
     static T neutral() { return std::numeric_limits<T>::quiet_NaN(); }
 };
 
+// Forward fill: the last element in scan order that is not NaN (a complex one with neither part NaN), as pandas'
+// ffill; NaN until the first. Its NaN test selects, so the values keep their bits.
+struct LastNumber : ExactState {
+    static constexpr bool selects_an_operand = true;
+    template <class V>
+    static V apply(const V& a, const V& b) { return pick(is_nan(b), a, b); }
+    // A vector of NaN leaves every output the running value.
+    template <class V>
+    static bool stays_ahead(const V&, const V& x) { return xsimd::all(is_nan(x)); }
+    template <class T>
+    static T neutral() {
+        if constexpr (std::is_floating_point<T>::value) {
+            return std::numeric_limits<T>::quiet_NaN();
+        } else {
+            using R = typename T::value_type;
+            return T(std::numeric_limits<R>::quiet_NaN(), std::numeric_limits<R>::quiet_NaN());
+        }
+    }
+    template <class T>
+    static T identity() { return neutral<T>(); }
+};
+
 // An op that takes NaN elements as `Replacement` (0 for a sum, 1 for a product), as numpy.nancumsum does. Only input
 // elements are replaced: a NaN a running value reaches (inf - inf) stays.
 template <class Op, int Replacement>

@@ -24,8 +24,9 @@ enum class DataType : std::uint8_t {
 enum class AxisDirection : std::uint8_t { increasing, decreasing };
 
 // DirectML's two operators, then simdscan's: maximum and minimum (NaN propagating, as numpy.maximum), and
-// log_sum_exp (log of the running sum of exp, floating types only).
-enum class CumulativeOperator : std::uint8_t { summation, product, maximum, minimum, log_sum_exp };
+// log_sum_exp (log of the running sum of exp, floating types only), forward_fill (each NaN takes the last number
+// before it in scan order; floating and complex types only).
+enum class CumulativeOperator : std::uint8_t { summation, product, maximum, minimum, log_sum_exp, forward_fill };
 
 struct TensorView {
     void* data = nullptr;
@@ -81,8 +82,9 @@ bool widens_exactly(DataType from, DataType to);
 // Beyond DirectML: what an operator takes, the one home of these rules (execute's validation and the Python
 // bindings read them).
 struct OperatorTraits {
-    const char* name;            // in messages: "sum", "product", "maximum", "minimum", "log-sum-exp"
+    const char* name;            // in messages: "sum", "product", "maximum", "minimum", "log-sum-exp", "forward fill"
     bool needs_order;            // complex numbers are refused
+    bool needs_nan;              // types without NaN (integers, booleans) are refused
     bool counts;                 // booleans are refused: a result of them needs an integer type
     bool computes_in_floating;   // real floating results only: integer and boolean inputs compute in float64
     bool compensates;            // CumulativeOperatorDesc::compensated is taken

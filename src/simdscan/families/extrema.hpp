@@ -10,6 +10,7 @@ void fill_extrema(KernelTable& table) {
     fill_set<SIMDSCAN_TIER_ARCH, Fixed<Maximum>>(table.extremum);
     fill_set<SIMDSCAN_TIER_ARCH, Fixed<NaNSkippingExtremum<true>>>(table.nan_skipping_maximum);
     fill_set<SIMDSCAN_TIER_ARCH, Fixed<NaNSkippingExtremum<false>>>(table.nan_skipping_minimum);
+    fill_set<SIMDSCAN_TIER_ARCH, Fixed<LastNumber>>(table.forward_fill);
 }
 
 }  // namespace simdscan::detail::SIMDSCAN_TIER

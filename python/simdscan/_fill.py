@@ -1,0 +1,126 @@
+"""Forward fill: ffill, each NaN replaced by the last number before it along an axis (backward with direction)."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from . import _core
+from ._array_types import takes_array_types
+from ._axes import is_decreasing, normalize_axis
+from ._extrema import cummax, cummin
+from ._runtime import Direction
+from ._segments import reset_flags
+
+
+def _check_out(out: Any, shape: tuple[int, ...], dtype: np.dtype) -> None:
+    """The scans' rules for ``out`` (the core checks them where it writes): an ndarray of the result's shape and
+    dtype, writable."""
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a numpy.ndarray, got {type(out).__name__}")
+    if out.shape != shape:
+        raise ValueError(f"out has shape {out.shape}, the result has shape {shape}")
+    if out.dtype.newbyteorder("=") != dtype.newbyteorder("="):
+        raise TypeError(f"out has dtype {out.dtype}, the result has dtype {dtype}")
+    if not out.flags.writeable:
+        raise ValueError("out is read-only")
+
+
+@takes_array_types
+def ffill(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
+          limit: Optional[int] = None, reset: Any = None, out: Optional[np.ndarray] = None) -> np.ndarray:
+    """Forward fill along an axis: each NaN takes the last number before it in the walk, as pandas' ``ffill`` and
+    bottleneck's ``push``; ``direction="decreasing"`` is the backward fill (pandas' ``bfill``).
+
+    One pass of SIMD kernels, with every layout, ``out=`` (in place too) and thread count the scans take: the
+    values filled in keep their bits, and leading NaNs (before any number in the walk) stay NaN.
+
+    Parameters
+    ----------
+    a : array_like
+        Input data. Floating (float16/32/64) and complex types are filled; a complex value with either part NaN
+        counts as NaN (as :func:`numpy.isnan` says). Integer and bool arrays have no NaN: they come back as they are
+        (a copy; nothing is written for ``out=a``). NaT is out of scope.
+    axis : int or None, default None
+        The axis to fill along; ``None`` fills the C-order flattened array and returns it 1-D, as the scans do.
+    direction : {"increasing", "decreasing"} or Direction, default "increasing"
+        The order of the walk: ``"decreasing"`` fills each NaN from the first number after it.
+    limit : int, optional
+        At most this many consecutive NaNs (in the walk) are filled after each number; the rest stay NaN
+        (pandas' ``limit``, bottleneck's ``n``). At least 1.
+    reset : array_like, optional
+        Segments, as for :func:`cumsum`: a fill never crosses the start of a segment, so each segment's leading
+        NaNs stay NaN.
+    out : ndarray, optional
+        Where to write the result (``a``'s dtype and the result's shape, any strides; ``out=a`` fills in place).
+
+    Returns
+    -------
+    ndarray
+        ``out`` if given, else a new array of ``a``'s dtype (1-D for ``axis=None``).
+
+    Raises
+    ------
+    TypeError
+        ``limit`` is not an integer; ``out`` is not an ndarray or has the wrong dtype; ``a``'s dtype cannot be
+        scanned; ``reset`` as for :func:`cumsum`.
+    ValueError
+        ``limit`` below 1; ``out`` of the wrong shape or read-only; ``reset`` as for :func:`cumsum`.
+    numpy.exceptions.AxisError
+        ``axis`` is out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import simdscan
+    >>> x = np.array([np.nan, 1.0, np.nan, np.nan, 2.0, np.nan])
+    >>> simdscan.ffill(x)
+    array([nan,  1.,  1.,  1.,  2.,  2.])
+    >>> simdscan.ffill(x, direction="decreasing")
+    array([ 1.,  1.,  2.,  2.,  2., nan])
+    >>> simdscan.ffill(x, limit=1)
+    array([nan,  1.,  1., nan,  2.,  2.])
+    >>> simdscan.ffill(x, reset=[0, 0, 0, 1, 0, 0])
+    array([nan,  1.,  1., nan,  2.,  2.])
+    """
+    x = np.asarray(a)
+    if isinstance(axis, tuple):
+        raise TypeError(f"ffill takes one axis (an int or None), not axis={axis!r}")
+    if limit is not None:
+        limit = operator.index(limit)
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+    if x.ndim == 0:
+        x = x.reshape(1)
+    flat = x.reshape(-1) if axis is None else x
+    along = 0 if axis is None else normalize_axis(axis, flat.ndim)
+    flags = reset_flags(reset, x.shape, axis)
+    if x.dtype.kind in "biu":  # no NaN: the values as they are
+        is_decreasing(direction)
+        if out is None:
+            return flat.copy()
+        _check_out(out, flat.shape, x.dtype)
+        if out is not a:
+            np.copyto(out, flat)
+        return out
+    if limit is None:
+        result: np.ndarray = _core.scan("ffill", x, axis, direction, False, None, out, False, False, flags)
+        return result
+    # Each NaN's distance from the number that fills it, the last one in the walk within its segment (none: the NaN
+    # stays anyway): from the running maximum (minimum, decreasing) of the numbers' positions.
+    missing = np.isnan(flat)
+    shape = [1] * flat.ndim
+    shape[along] = flat.shape[along]
+    position = np.arange(flat.shape[along], dtype=np.intp).reshape(shape)
+    if is_decreasing(direction):
+        filler = cummin(np.where(missing, flat.shape[along], position), along, direction=direction, reset=flags)
+        beyond = missing & (filler - position > limit)
+    else:
+        filler = cummax(np.where(missing, -1, position), along, direction=direction, reset=flags)
+        beyond = missing & (position - filler > limit)
+    kept = flat[beyond]  # taken before an in-place fill overwrites them
+    result = _core.scan("ffill", x, axis, direction, False, None, out, False, False, flags)
+    result[beyond] = kept
+    return result
