@@ -87,10 +87,13 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
     reset : array_like, optional
         Beyond DirectML: a segmented scan. Bool, or integer or floating 0s and 1s (an RL ``dones`` array, say),
         broadcast to ``a``'s shape (and flattened with it for ``axis=None``): True at index i begins a new segment
-        at element i, in index order whatever the direction, and each segment of each line is scanned on its own,
-        bit for bit as if it were an array of its own. ``exclusive`` gives each segment's first element in the walk
-        the identity (its last element in index order when decreasing). Every scan of simdscan takes it, with
-        every layout, ``out=``, thread count and flag, but not with a tuple ``axis``.
+        at element i, in index order whatever the direction, and each segment of each line is scanned on its own:
+        bit for bit as if it were an array of its own for integers, extrema and complex, compensated and
+        logarithmic sums, and for floating sums and products of segments of 4 KiB or more; shorter floating ones
+        are added in vectors laid from the line's start (within rounding of their own scan, and the same bits for
+        every layout and thread count). ``exclusive`` gives each segment's first element in the walk the identity
+        (its last element in index order when decreasing). Every scan of simdscan takes it, with every layout,
+        ``out=``, thread count and flag, but not with a tuple ``axis``.
 
     Returns
     -------

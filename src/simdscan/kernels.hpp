@@ -118,6 +118,12 @@ struct TypedKernels {
     // range). out may equal in. Updates st.
     using scan_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive,
                              T order_key);
+    // scan, for `count` consecutive short segments of a line (their lengths in scan order), the first at scan
+    // position `position` of the line, each from the op's neutral state (exclusive: each segment's first output the
+    // identity); in and out point at the first element in memory of them all (a reverse scan walks them from the
+    // end). Outputs stay in the caches.
+    using segments_fn = void (*)(const T* in, T* out, const std::ptrdiff_t* lengths, std::ptrdiff_t count,
+                                 std::ptrdiff_t position, bool exclusive, T order_key);
     // scan, for a chunk scanned on its own, into a buffer of its local outputs.
     using scan_local_fn = void (*)(const T* in, Local* local, std::ptrdiff_t n, ScanState<State>& st, bool exclusive,
                                    T order_key);
@@ -179,6 +185,7 @@ struct TypedKernels {
                                   bool exclusive);
 
     scan_fn scan[2];  // [reverse]
+    segments_fn scan_segments[2];  // [reverse]
     scan_local_fn scan_local[2];  // [reverse]
     rebase_fn rebase;
     rows_fn rows[2];  // [reverse]

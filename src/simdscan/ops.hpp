@@ -40,6 +40,8 @@ struct OpTraits {
     static constexpr bool writes_indices = false;
     // Blocks found free of NaN are scanned with Op::NaNFree, the same bits for less work.
     static constexpr bool has_nan_free_variant = false;
+    // Once the running value is a number (not NaN), Op::Settled gives the same bits for less work.
+    static constexpr bool has_settled_variant = false;
     // apply is a plain addition, which float vectors may run on the multiply pipes (Lanes::add_beside).
     static constexpr bool adds_beside = false;
     // Summed-area tables in one pass (TypedKernels::two_axes_row and its variants).
@@ -91,10 +93,13 @@ xsimd::batch_bool<T, A> is_nan(const xsimd::batch<T, A>& x) {
         return xsimd::batch_bool<T, A>(false);
     }
 }
-// Either condition, for scalar conditions and vector masks alike.
+// Either condition, or both, for scalar conditions and vector masks alike.
 inline bool either(bool a, bool b) { return a || b; }
 template <class T, class A>
 xsimd::batch_bool<T, A> either(const xsimd::batch_bool<T, A>& a, const xsimd::batch_bool<T, A>& b) { return a | b; }
+inline bool both(bool a, bool b) { return a && b; }
+template <class T, class A>
+xsimd::batch_bool<T, A> both(const xsimd::batch_bool<T, A>& a, const xsimd::batch_bool<T, A>& b) { return a & b; }
 template <class T>
 T pick(bool take_a, const T& a, const T& b) { return take_a ? a : b; }
 template <class T, class A>
@@ -321,9 +326,8 @@ struct NaNSkippingExtremum : Extremum<Larger> {
     static T neutral() { return std::numeric_limits<T>::quiet_NaN(); }
 };
 
-// Forward fill: the last element in scan order that is not NaN (a complex one with neither part NaN), as pandas'
-// ffill; NaN until the first. Its NaN test selects, so the values keep their bits.
-struct LastNumber : ExactState {
+// LastNumber from a running value that is a number: the element unless it is NaN.
+struct LastNumberAfterNumber : ExactState {
     static constexpr bool selects_an_operand = true;
     template <class V>
     static V apply(const V& a, const V& b) { return pick(is_nan(b), a, b); }
@@ -341,6 +345,19 @@ struct LastNumber : ExactState {
     }
     template <class T>
     static T identity() { return neutral<T>(); }
+};
+
+// Forward fill: the last element in scan order that is not NaN (a complex one with neither part NaN), as pandas'
+// ffill; each NaN before the first number stays as it is. It selects, so values keep their bits.
+struct LastNumber : LastNumberAfterNumber {
+    static constexpr bool has_settled_variant = true;
+    using Settled = LastNumberAfterNumber;  // its NaN test of the running value was on the carry chain
+    template <class V>
+    static V apply(const V& a, const V& b) { return pick(both(is_nan(b), !is_nan(a)), a, b); }
+    template <class V>
+    static bool stays_ahead(const V& running, const V& x) {
+        return xsimd::all(is_nan(x)) && !xsimd::any(is_nan(running));
+    }
 };
 
 // An op that takes NaN elements as `Replacement` (0 for a sum, 1 for a product), as numpy.nancumsum does. Only input

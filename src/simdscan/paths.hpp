@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -66,6 +67,12 @@ struct DirectEngine {
                                     at<C>(line, Role::out, begin, length), length, st, job.exclusive,
                                     job.kernels.order_key);
     }
+    static constexpr std::ptrdiff_t batch_elements = std::numeric_limits<std::ptrdiff_t>::max();
+    void scan_segments(const Operands& line, const SegmentBatch& batch) {
+        job.kernels.scan_segments[reverse()](at<const C>(line, Role::in, batch.begin, batch.total),
+                                             at<C>(line, Role::out, batch.begin, batch.total), batch.lengths,
+                                             batch.count, batch.begin, job.exclusive, job.kernels.order_key);
+    }
     void scan_local(const Operands& line, Local* local, std::ptrdiff_t begin, std::ptrdiff_t length,
                     ScanState<State>& st) {
         job.kernels.scan_local[reverse()](at<const C>(line, Role::in, begin, length), local, length, st,
@@ -122,6 +129,24 @@ public:
                 store(out, begin + done, count);
             }
         }
+    }
+
+    // A batch of short segments, at most a staging block, gathered in scan order and scanned there as the direct
+    // path scans them (with the indices: each segment as a line of its own).
+    static constexpr std::ptrdiff_t batch_elements = Staging<S, C>::block;
+    void scan_segments(const Operands& line, const SegmentBatch& batch) {
+        if (job_.plan.has(Role::indices)) {
+            std::ptrdiff_t begin = batch.begin;
+            for (std::ptrdiff_t k = 0; k < batch.count; begin += batch.lengths[k++]) {
+                ScanState<State> st{job_.kernels.neutral, job_.kernels.neutral, false, true};
+                scan(line, begin, batch.lengths[k], st);
+            }
+            return;
+        }
+        staging_.keep_apart_from(line[Role::out] + batch.begin * job_.plan.step[Role::out], job_.plan.step[Role::out]);
+        job_.kernels.scan_segments[0](load(line[Role::in], batch.begin, batch.total), staging_.values(), batch.lengths,
+                                      batch.count, batch.begin, job_.exclusive, job_.kernels.order_key);
+        store(line[Role::out], batch.begin, batch.total);
     }
 
     // The two halves of scan() for a chunk scanned before its base is known: the chunk on its own into `local`
@@ -235,27 +260,29 @@ std::size_t threads_for(const Job<S, C, State>& job) {
 }
 
 // A segmented line's segments (segments.hpp) on `threads` threads: each thread scans, by scan_segment(engine, begin,
-// length), the segments that begin in its share of the line's positions; those longer than a few chunks wait, to be
-// scanned by all the threads together, chunk by chunk (by scan_long(begin, length)).
-template <class MakeEngine, class ScanSegment, class ScanLong>
-void scan_segments_parallel(const Plan& plan, const char* flags, std::size_t threads, std::ptrdiff_t long_segment,
+// length) or a batch at a time by its engine, the segments that begin in its share of the line's positions; those
+// longer than long_segment wait, to be scanned by all the threads together, chunk by chunk (scan_long(begin,
+// length)).
+template <class C, class MakeEngine, class ScanSegment, class ScanLong>
+void scan_segments_parallel(const Plan& plan, const Operands& line, std::size_t threads, std::ptrdiff_t long_segment,
                             MakeEngine&& make_engine, ScanSegment&& scan_segment, ScanLong&& scan_long) {
-    const SegmentStarts starts(plan, flags);
+    const SegmentStarts starts(plan, line[Role::reset]);
     const std::ptrdiff_t share = (plan.n + std::ptrdiff_t(threads) - 1) / std::ptrdiff_t(threads);
     std::vector<std::vector<std::pair<std::ptrdiff_t, std::ptrdiff_t>>> long_ones(threads);
     parallel_for(threads, threads, [&](std::size_t t) {
         const std::ptrdiff_t from = std::ptrdiff_t(t) * share;
         const std::ptrdiff_t to = std::min(plan.n, from + share);
         auto engine = make_engine();
-        for (std::ptrdiff_t begin = from == 0 ? 0 : starts.next(from - 1); begin < to;) {
-            const std::ptrdiff_t end = starts.next(begin);
-            if (end - begin > long_segment) {
-                long_ones[t].emplace_back(begin, end - begin);
-            } else {
-                scan_segment(engine, begin, end - begin);
-            }
-            begin = end;
-        }
+        for_each_segment<C>(
+            starts, decltype(engine)::batch_elements, from == 0 ? 0 : starts.next(from - 1), to,
+            [&](const SegmentBatch& batch) { engine.scan_segments(line, batch); },
+            [&](std::ptrdiff_t begin, std::ptrdiff_t length) {
+                if (length > long_segment) {
+                    long_ones[t].emplace_back(begin, length);
+                } else {
+                    scan_segment(engine, begin, length);
+                }
+            });
     });
     for (const auto& segments : long_ones) {
         for (const auto& [begin, length] : segments) {
@@ -303,8 +330,8 @@ void run_lines(const Job<S, C, State>& job, bool streamed, MakeEngine&& make_eng
                     scan_long(0, plan.n);
                     continue;
                 }
-                scan_segments_parallel(
-                    plan, line[Role::reset], threads, indexed ? plan.n : 4 * chunk_elements<C>(), make_engine,
+                scan_segments_parallel<C>(
+                    plan, line, threads, indexed ? plan.n : 4 * chunk_elements<C>(), make_engine,
                     [&](auto& engine, std::ptrdiff_t begin, std::ptrdiff_t length) {
                         scan_segment(engine, line, begin, length);
                     },
@@ -319,9 +346,10 @@ void run_lines(const Job<S, C, State>& job, bool streamed, MakeEngine&& make_eng
             for (std::ptrdiff_t r = 0; r < count; ++r) {
                 const Operands line = operands_at(plan.data, first, r, inner.stride);
                 if (segmented) {
-                    for_each_segment(plan, line[Role::reset], [&](std::ptrdiff_t at, std::ptrdiff_t length) {
-                        scan_segment(engine, line, at, length);
-                    });
+                    for_each_segment<C>(
+                        SegmentStarts(plan, line[Role::reset]), decltype(engine)::batch_elements, 0, plan.n,
+                        [&](const SegmentBatch& batch) { engine.scan_segments(line, batch); },
+                        [&](std::ptrdiff_t at, std::ptrdiff_t length) { scan_segment(engine, line, at, length); });
                 } else {
                     scan_segment(engine, line, 0, plan.n);
                 }

@@ -259,6 +259,27 @@ State scan_span(const T* in, O* out, std::ptrdiff_t n, State base, State carry, 
                                               n - done, base, carry, modes, order_key);
         finish_vectors(outputs, 0);
         return carry;
+    } else if constexpr (is_vectorized<A, T>() && Op::has_settled_variant) {
+        // Blocks of whole vectors (every vector where one scan_steps over the span would put it) take the full op
+        // until the running value is a number, the rest Op::Settled: the same bits for less work.
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(xsimd::batch<T, A>::size);
+        constexpr std::ptrdiff_t block = 32 * lanes;
+        auto outputs = span_outputs<A, T, Reverse, Streams>(out);
+        while (is_nan(carry) && done + lanes <= n) {
+            const std::ptrdiff_t run = std::min(block, (n - done) / lanes * lanes);
+            const std::ptrdiff_t at = Reverse ? n - done - run : done;
+            carry = scan_steps<A, T, Op, Reverse>(ArrayElements<T>{in + at}, outputs_from(outputs, at), run, base,
+                                                  carry, modes, order_key);
+            done += run;
+        }
+        const std::ptrdiff_t rest_at = Reverse ? 0 : done;
+        const auto rest = outputs_from(outputs, rest_at);
+        carry = is_nan(carry) ? scan_steps<A, T, Op, Reverse>(ArrayElements<T>{in + rest_at}, rest, n - done, base,
+                                                                carry, modes, order_key)
+                              : scan_steps<A, T, typename Op::Settled, Reverse>(ArrayElements<T>{in + rest_at}, rest,
+                                                                               n - done, base, carry, modes, order_key);
+        finish_vectors(outputs, 0);
+        return carry;
     } else {
         return scan_steps<A, T, Op, Reverse, Streams>(in, out, n, base, carry, modes, order_key);
     }
@@ -396,6 +417,126 @@ void scan_line(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, bool
         out[Reverse ? n - 1 : 0] = keyed<Op>(Op::template identity<T>(), order_key);
     }
     st.at_line_start = false;
+}
+
+// Whether short segments are scanned together in vectors (scan_segments): ops on vectors of the elements themselves.
+template <class A, class T, class Op>
+constexpr bool scans_segments_in_vectors() {
+    if constexpr (is_vectorized<A, T>() && !Op::scans_chunks_from_totals) {
+        return std::is_same<typename Op::template vector<T, A>, xsimd::batch<T, A>>::value &&
+               std::is_same<typename Op::template state<T>, T>::value;
+    } else {
+        return false;
+    }
+}
+
+// A segmented inclusive scan inside a vector: log2(lanes) steps of vector_prefix's, each lane taking the lanes K
+// places behind unless a segment begins between. `begins` (1 where a segment begins, 0 elsewhere, as values of B)
+// ends as 1 wherever one begins at or before the lane.
+template <class A, class Op, bool Reverse, std::size_t K, class B>
+SIMDSCAN_ALWAYS_INLINE B segmented_prefix(const B& x, B& begins, const B& fill) {
+    if constexpr (K < B::size) {
+        const B zero(typename B::value_type(0));
+        const B taken = xsimd::select(begins != zero, x, Op::apply(shifted<A, Reverse, K>(x, fill), x));
+        begins = xsimd::max(begins, shifted<A, Reverse, K>(begins, zero));
+        return segmented_prefix<A, Op, Reverse, 2 * K>(taken, begins, fill);
+    } else {
+        return x;
+    }
+}
+
+// TypedKernels::scan_segments, from scan position `position` of the line. Where scans_segments_in_vectors, the
+// segments are scanned together, in vectors that start at multiples of the lane count from the line's start (so
+// that no float's rounding depends on where a batch or a thread's share begins) and element by element before the
+// first and after the last; each other op runs scan_line over each segment, as for a long one.
+template <class A, class T, class Op, bool Reverse>
+void scan_segments(const T* in, T* out, const std::ptrdiff_t* lengths, std::ptrdiff_t count, std::ptrdiff_t position,
+                   bool exclusive, T order_key) {
+    using State = typename Op::template state<T>;
+    std::ptrdiff_t total = 0;
+    for (std::ptrdiff_t k = 0; k < count; ++k) {
+        total += lengths[k];
+    }
+    if constexpr (!scans_segments_in_vectors<A, T, Op>()) {
+        (void)position;
+        const State neutral = Op::template neutral<T>();
+        for (std::ptrdiff_t k = 0, done = 0; k < count; done += lengths[k], ++k) {
+            const std::ptrdiff_t at = Reverse ? total - done - lengths[k] : done;
+            ScanState<State> st{neutral, neutral, false, true};
+            scan_line<A, T, Op, Reverse>(in + at, out + at, lengths[k], st, exclusive, order_key);
+        }
+    } else {
+        using B = xsimd::batch<T, A>;
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+        const B fill(Op::template neutral<T>());
+        const B identity(Op::template identity<T>());
+        const B key(order_key);
+        const B zero(T(0));
+        const B one(T(1));
+        alignas(A::alignment()) T places[B::size];  // each lane's place in its vector in scan order
+        for (std::ptrdiff_t lane = 0; lane < lanes; ++lane) {
+            places[lane] = T(Reverse ? lanes - 1 - lane : lane);
+        }
+        const B place = B::load_aligned(places);
+        // Where scan offset q (from the batch's first element in scan order) lies in memory, and in a vector.
+        const auto at = [&](std::ptrdiff_t q) { return Reverse ? total - 1 - q : q; };
+        const auto lane_of = [&](std::ptrdiff_t j) { return Reverse ? lanes - 1 - j : j; };
+        std::ptrdiff_t next_begin = 0;  // the scan offset of the next segment's first element
+        std::ptrdiff_t segment = 0;
+        T carry = Op::template neutral<T>();
+        // The outputs of the vector of elements x at scan offsets [v, v + lanes): as the plain scan's vector where no
+        // segment begins in it, else in segmented steps.
+        const auto outputs = [&](std::ptrdiff_t v, const B& x) {
+            const B running(carry);
+            B result;
+            B before;
+            if (segment == count || next_begin >= v + lanes) {
+                result = Op::apply(running, vector_prefix<A, Op, Reverse, 1, B::size>(x, fill));
+                before = shifted<A, Reverse, 1>(result, running);
+            } else {
+                B begins = zero;
+                for (; segment < count && next_begin < v + lanes; next_begin += lengths[segment++]) {
+                    begins = xsimd::select(place == B(T(next_begin - v)), one, begins);
+                }
+                B covered = begins;
+                const B prefix = segmented_prefix<A, Op, Reverse, 1>(x, covered, fill);
+                // Lanes before the vector's first segment start continue the running value.
+                result = xsimd::select(covered != zero, prefix, Op::apply(running, prefix));
+                before = xsimd::select(begins != zero, identity, shifted<A, Reverse, 1>(result, running));
+            }
+            carry = first_lane(broadcast_total<A, Reverse>(result));
+            return keyed<Op>(exclusive ? before : result, key);
+        };
+        // A vector that reaches outside the batch: the lanes outside take the neutral element (a segment begins
+        // where the batch does, and one after it), so the lanes inside get the bits a whole vector gives them.
+        const auto partial = [&](std::ptrdiff_t v) {
+            alignas(A::alignment()) T values[B::size];
+            alignas(A::alignment()) T inside[B::size];
+            for (std::ptrdiff_t j = 0; j < lanes; ++j) {
+                const bool within = v + j >= 0 && v + j < total;
+                values[lane_of(j)] = within ? in[at(v + j)] : T(0);
+                inside[lane_of(j)] = T(within ? 1 : 0);
+            }
+            const B x = Op::admit(keyed<Op>(B::load_aligned(values), key));
+            outputs(v, xsimd::select(B::load_aligned(inside) != zero, x, fill)).store_aligned(values);
+            for (std::ptrdiff_t j = std::max<std::ptrdiff_t>(0, -v); j < lanes && v + j < total; ++j) {
+                out[at(v + j)] = values[lane_of(j)];
+            }
+        };
+        // Vectors start at multiples of the lane count from the line's start.
+        const std::ptrdiff_t head = (lanes - position % lanes) % lanes;
+        std::ptrdiff_t q = head;
+        if (head > 0) {
+            partial(head - lanes);
+        }
+        for (; q + lanes <= total; q += lanes) {
+            const std::ptrdiff_t first = Reverse ? total - q - lanes : q;
+            store_vector(out + first, outputs(q, Op::admit(keyed<Op>(load_vector<B>(in + first), key))));
+        }
+        if (q < total) {
+            partial(q);
+        }
+    }
 }
 
 template <class A, class T, class Op, class State = typename Op::template state<T>>

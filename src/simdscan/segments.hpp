@@ -1,6 +1,7 @@
 // A segmented scan's segments (CumulativeOperatorDesc::reset): where each begins along a line, in scan order.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -25,13 +26,12 @@ public:
             return flag(q) ? q : n_;
         }
         if (step_ == 1 || step_ == -1) {
-            // Eight flags a load while they are all clear: a line's flags are mostly clear, and a byte at a time
-            // cost as much as the scan itself.
+            // Eight flags a load, the first set one found in the word: a byte at a time cost as much as the scan.
             for (; q + 8 <= n_; q += 8) {
                 std::uint64_t word;
                 std::memcpy(&word, step_ == 1 ? at(q) : at(q + 7), sizeof(word));
                 if (word != 0) {
-                    break;
+                    return q + first_set_byte(word, step_ == 1);
                 }
             }
         }
@@ -41,6 +41,22 @@ public:
     }
 
 private:
+    // Which of a nonzero word's eight bytes (as loaded from memory) comes first at the lowest address (`lowest`) or
+    // at the highest.
+    static std::ptrdiff_t first_set_byte(std::uint64_t word, bool lowest) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        return lowest ? __builtin_ctzll(word) / 8 : __builtin_clzll(word) / 8;
+#else
+        unsigned char bytes[sizeof(word)];
+        std::memcpy(bytes, &word, sizeof(word));
+        std::ptrdiff_t k = 0;
+        while (bytes[lowest ? k : 7 - k] == 0) {
+            ++k;
+        }
+        return k;
+#endif
+    }
+
     // The flag that decides scan position q (q - shift_ >= 0 for q >= 1).
     const char* at(std::ptrdiff_t q) const { return flags_ + (q - shift_) * step_; }
     bool flag(std::ptrdiff_t q) const { return q < n_ && *at(q) != 0; }
@@ -51,15 +67,55 @@ private:
     std::ptrdiff_t n_;
 };
 
-// Calls visit(begin, length) for each segment of the line whose reset flags start at `flags`, in scan order.
-template <class Visit>
-void for_each_segment(const Plan& plan, const char* flags, Visit&& visit) {
-    const SegmentStarts starts(plan, flags);
-    for (std::ptrdiff_t begin = 0; begin < plan.n;) {
+// Segments shorter than this (4 KiB of elements, at most a staging block's 1024) are scanned a batch at a time
+// (TypedKernels::scan_segments), their outputs kept in the caches: a call each cost more than their scans, and the
+// ends of a streamed span are a round trip each. The same in every layout: it decides how a float segment rounds.
+template <class C>
+constexpr std::ptrdiff_t short_segment() {
+    return std::ptrdiff_t(std::min<std::size_t>(4096 / sizeof(C), 1024));
+}
+
+// Consecutive short segments of a line, to be scanned in one call: where the first begins, and their lengths.
+struct SegmentBatch {
+    static constexpr std::ptrdiff_t capacity = 256;
+    std::ptrdiff_t begin = 0;
+    std::ptrdiff_t total = 0;  // their elements
+    std::ptrdiff_t count = 0;
+    std::ptrdiff_t lengths[capacity];
+};
+
+// Calls scan_batch(batch) for the short segments (short_segment<C>) that begin at scan positions [from, to) of a
+// line, consecutive ones together up to `batch_elements`, and scan_other(begin, length) for the others, in scan
+// order; a segment begins at `from`.
+template <class C, class ScanBatch, class ScanOther>
+void for_each_segment(const SegmentStarts& starts, std::ptrdiff_t batch_elements, std::ptrdiff_t from,
+                      std::ptrdiff_t to, ScanBatch&& scan_batch, ScanOther&& scan_other) {
+    SegmentBatch batch;
+    const auto flush = [&] {
+        if (batch.count > 0) {
+            scan_batch(static_cast<const SegmentBatch&>(batch));
+            batch.total = batch.count = 0;
+        }
+    };
+    for (std::ptrdiff_t begin = from; begin < to;) {
         const std::ptrdiff_t end = starts.next(begin);
-        visit(begin, end - begin);
+        const std::ptrdiff_t length = end - begin;
+        if (length < short_segment<C>()) {
+            if (batch.count == SegmentBatch::capacity || batch.total + length > batch_elements) {
+                flush();
+            }
+            if (batch.count == 0) {
+                batch.begin = begin;
+            }
+            batch.lengths[batch.count++] = length;
+            batch.total += length;
+        } else {
+            flush();
+            scan_other(begin, length);
+        }
         begin = end;
     }
+    flush();
 }
 
 }  // namespace detail
