@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 from dataclasses import dataclass, replace
 from itertools import product
@@ -17,6 +18,7 @@ import simdscan
 from ._array_api import _cumulative_axis, _scannable
 from ._axes import is_decreasing, normalize_axes, per_axis
 from ._runtime import Direction, off_in_dask_workers
+from ._segments import reset_flags
 
 _Direction = Union[Direction, str]
 
@@ -101,11 +103,14 @@ def _prepare(block: np.ndarray, rdt: np.dtype, acc: np.dtype) -> np.ndarray:
 
 def _scan_chunk(
     block: np.ndarray, op: _Op, axis: int, direction: Direction, exclusive: bool, rdt: np.dtype, acc: np.dtype,
-    compensated: bool,
+    compensated: bool, reset: Optional[np.ndarray] = None,
 ) -> Any:
-    """simdscan's scan of one chunk (or one slice of it), in the accumulation dtype."""
+    """simdscan's scan of one chunk (or one slice of it), in the accumulation dtype; segmented by ``reset`` (the
+    chunk's flags) where given."""
     off_in_dask_workers()
     extra: dict[str, Any] = {"compensated": True} if compensated else {}
+    if reset is not None:
+        extra["reset"] = reset
     if op.casts:
         block, extra["dtype"] = _prepare(block, rdt, acc), acc
     if op.indices:
@@ -116,12 +121,13 @@ def _scan_chunk(
 
 
 def _local_scan(
-    block: np.ndarray, *, op: _Op, axis: int, direction: Direction, exclusive: bool, rdt: np.dtype,
-    acc: np.dtype, compensated: bool, block_info: Optional[dict[Any, Any]] = None,
+    block: np.ndarray, *flags: np.ndarray, op: _Op, axis: int, direction: Direction, exclusive: bool,
+    rdt: np.dtype, acc: np.dtype, compensated: bool, block_info: Optional[dict[Any, Any]] = None,
 ) -> Any:
-    """Step 1: the scan of one chunk along ``axis``; with indices, their positions along the whole axis (an
-    exclusive scan with indices is asked for only of a single chunk along the axis, whose offset is 0)."""
-    result = _scan_chunk(block, op, axis, direction, exclusive, rdt, acc, compensated)
+    """Step 1: the scan of one chunk along ``axis`` (segmented by the chunk's reset flags, ``flags``, where given);
+    with indices, their positions along the whole axis (an exclusive scan with indices is asked for only of a
+    single chunk along the axis, whose offset is 0)."""
+    result = _scan_chunk(block, op, axis, direction, exclusive, rdt, acc, compensated, *flags)
     if op.indices:
         assert block_info is not None
         positions = result[1]
@@ -240,6 +246,113 @@ def _pick(pair: tuple[np.ndarray, np.ndarray], which: int) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------
+# per-chunk functions of a segmented scan (reset=; see _segmented)
+# --------------------------------------------------------------------------
+def _checked_flags(block: np.ndarray) -> np.ndarray:
+    """A Dask reset's chunk as bool flags, its values checked as simdscan checks them (ValueError otherwise)."""
+    flags = reset_flags(block, block.shape, 0)
+    assert flags is not None
+    return flags
+
+
+def _select(where: np.ndarray, a: Any, b: Any) -> Any:
+    """``a`` where ``where`` is true, else ``b``; (values, positions) pairs part by part."""
+    if isinstance(a, tuple):
+        return tuple(np.where(where, x, y) for x, y in zip(a, b))
+    return np.where(where, a, b)
+
+
+def _starts(reset: np.ndarray, axis: int, decreasing: bool) -> np.ndarray:
+    """Where a segment starts in the walk within the chunk: the elements walked right after a cut (the chunk's
+    first element in the walk only where a reset tells so, in an increasing walk)."""
+    if not decreasing:
+        return reset
+    starts = np.zeros_like(reset)
+    np.moveaxis(starts, axis, -1)[..., :-1] = np.moveaxis(reset, axis, -1)[..., 1:]
+    return starts
+
+
+def _head(starts: np.ndarray, axis: int, decreasing: bool) -> np.ndarray:
+    """The elements walked before the walk meets a segment start in the chunk: those that the carry reaches."""
+    walked = np.flip(starts, axis) if decreasing else starts
+    seen = np.logical_or.accumulate(walked, axis=axis)
+    return ~(np.flip(seen, axis) if decreasing else seen)
+
+
+def _segment_total(
+    local: Any, reset: np.ndarray, *block: np.ndarray, op: _Op, axis: int, decreasing: bool, exclusive: bool,
+    rdt: np.dtype, acc: np.dtype,
+) -> Any:
+    """Step 2 of a segmented scan: the chunk's (value, cut, empty), each of length 1 along ``axis``.
+
+    The value is the edge of the chunk's scan, as :func:`_block_total` takes it, since the chunk's scan begins a
+    segment at each reset; exclusive (never with indices), the edge of the exclusive scan combined with the edge
+    element, or that element alone where a segment starts at it."""
+    values = local[0] if op.indices else local
+    n = values.shape[axis]
+    shape = list(values.shape)
+    shape[axis] = 1
+    cut = np.array(np.any(reset, axis=axis, keepdims=True))
+    if n == 0:
+        return _neutral_block(shape, op, acc), cut, np.ones(shape, dtype=bool)
+    empty = np.array(_edge(reset, axis, True)) if decreasing else np.zeros(shape, dtype=bool)
+    if not exclusive:
+        total = _copy(tuple(_edge(part, axis, decreasing) for part in local) if op.indices
+                      else _edge(local, axis, decreasing))
+    else:
+        (x,) = block
+        last = np.asarray(_scan_chunk(_edge(x, axis, decreasing), op, axis, Direction.INCREASING, False, rdt, acc,
+                                      False))
+        alone = _edge(_starts(reset, axis, decreasing), axis, decreasing) | (n == 1)
+        total = np.where(alone, last, _apply(op, np.asarray(_edge(local, axis, decreasing)), last))
+    return _select(empty, _neutral_block(shape, op, acc), total), cut, empty
+
+
+def _empty_carry(shape: list[int], op: _Op, acc: np.dtype) -> tuple[Any, np.ndarray]:
+    """The carry into the first chunk in the walk: no element (the neutral element, with indices -1)."""
+    return _neutral_block(shape, op, acc), np.ones(shape, dtype=bool)
+
+
+def _carry_step(op: _Op, carry: tuple[Any, np.ndarray], total: tuple[Any, np.ndarray, np.ndarray]) -> Any:
+    """Step 3 of a segmented scan: the carry past one chunk, from the carry into it and its total."""
+    (values, empty), (own, cut, own_empty) = carry, total
+    alone = cut | empty  # the chunk's last segment is all that reaches past it
+    kept = ~alone & own_empty  # a chunk that adds no element passes the carry on as it is
+    values = _select(alone, own, _select(kept, values, _apply(op, values, own)))
+    return values, np.where(cut, own_empty, empty & own_empty)
+
+
+def _segment_combine(
+    carry: tuple[Any, np.ndarray], local: Any, reset: np.ndarray, *, op: _Op, axis: int, decreasing: bool,
+    exclusive: bool, rdt: np.dtype,
+) -> Any:
+    """Step 4 of a segmented scan: the carry combined with the chunk's scan where it reaches (the elements walked
+    before the chunk's first segment start), the scan as it is elsewhere.
+
+    Exclusive, the chunk's first element in the walk is the carry itself where the carry reaches it. With indices
+    the local scans are inclusive, and the exclusive result is the inclusive one moved one place in the walk, the
+    carry entering first (an empty carry is the identity and -1), and the identity and -1 at each segment start."""
+    values, empty = carry
+    starts = _starts(reset, axis, decreasing)
+    reached = _head(starts, axis, decreasing) & ~empty
+    first = _first_slot(reset.ndim, axis, decreasing)
+    if op.indices:
+        result = _select(reached, _apply(op, values, local), local)
+        if not exclusive or result[0].shape[axis] == 0:
+            return result
+        shifted = [_shifted(part, enter, axis, decreasing) for part, enter in zip(result, values)]
+        identity = np.array(_neutral(op, shifted[0].dtype), dtype=shifted[0].dtype)
+        return np.where(starts, identity, shifted[0]), np.where(starts, np.intp(-1), shifted[1])
+    if not reached.any():
+        return _to_result(local, rdt)
+    result = _apply(op, values, local)  # (a masked local gives a masked result)
+    np.copyto(result, local, where=~reached)
+    if exclusive:
+        np.copyto(result[first], values, where=reached[first])
+    return _to_result(result, rdt)
+
+
+# --------------------------------------------------------------------------
 # graph construction
 # --------------------------------------------------------------------------
 def _copy(total: Any) -> Any:
@@ -273,14 +386,70 @@ def _carries(totals: da.Array, op: _Op, axis: int, decreasing: bool, acc: np.dty
     return da.Array(graph, name, totals.chunks, meta=np.empty((0,) * totals.ndim, dtype=acc))
 
 
+def _segmented_carries(totals: da.Array, op: _Op, axis: int, decreasing: bool, acc: np.dtype) -> da.Array:
+    """Step 3 of a segmented scan: the carries into the chunks, (value, empty), as a chain of tiny tasks over the
+    chunk totals (value, cut, empty), in the walk's order (as :func:`_carries`)."""
+    nb = totals.numblocks[axis]
+    name = "simdscan-segment-carry-" + tokenize(totals.name, op, axis, decreasing, acc.str)
+    order = list(range(nb - 1, -1, -1)) if decreasing else list(range(nb))
+    other = [range(n) if i != axis else [0] for i, n in enumerate(totals.numblocks)]
+    dsk: dict[Any, Any] = {}
+    for ind in product(*other):
+        shape = tuple(totals.chunks[i][j] if i != axis else 1 for i, j in enumerate(ind))
+        prev: tuple[Any, ...] = ()
+        for step, k in enumerate(order):
+            key = (name,) + ind[:axis] + (k,) + ind[axis + 1 :]
+            if step == 0:
+                dsk[key] = (_empty_carry, list(shape), op, acc)
+            else:
+                dsk[key] = (_carry_step, op, (name,) + prev[1:], (totals.name,) + prev[1:])
+            prev = key
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=[totals])
+    return da.Array(graph, name, totals.chunks, meta=np.empty((0,) * totals.ndim, dtype=acc))
+
+
+def _reset_operand(reset: Any, shape: tuple[int, ...], axis: Any) -> Any:
+    """``reset`` checked for an input of ``shape`` as simdscan checks it (_segments.reset_flags: the same errors),
+    as bool flags of its own shape, not yet broadcast. A Dask reset stays lazy: its dtype and shape are checked
+    now, its values (0 and 1 only) as each of its chunks is computed."""
+    if isinstance(axis, tuple):
+        reset_flags(False, (), axis)  # raises: reset= takes a single axis
+    lazy = isinstance(reset, da.Array)
+    flags: Any = reset if lazy else np.asarray(reset)
+    if any(np.isnan(n) for n in flags.shape):
+        raise ValueError("simdscan.dask needs known chunk sizes; call compute_chunk_sizes() on reset first")
+    # zeros of reset's dtype and shape (a view of one element) raise what reset raises but for its values
+    reset_flags(np.broadcast_to(np.zeros((), dtype=flags.dtype), flags.shape), shape, 0)
+    if math.prod(shape) == 0:  # an empty input reads no flag, so no value is checked (as in simdscan)
+        return np.zeros(flags.shape, dtype=bool)
+    if flags.dtype.kind == "b":
+        return flags
+    if lazy:
+        return flags.map_blocks(_checked_flags, dtype=bool, meta=np.empty((0,) * flags.ndim, dtype=bool))
+    checked = reset_flags(flags, flags.shape, 0)  # (the first stray value is the broadcast one's)
+    assert checked is not None
+    return checked
+
+
+def _aligned_reset(flags: Union[np.ndarray, da.Array], x: da.Array) -> da.Array:
+    """The checked flags broadcast to ``x``'s shape, in ``x``'s chunks."""
+    lead = x.ndim - flags.ndim
+    own = tuple(x.chunks[lead + d] if n == x.shape[lead + d] else (n,) for d, n in enumerate(flags.shape))
+    lazy = flags.rechunk(own) if isinstance(flags, da.Array) else da.from_array(flags, chunks=own)
+    return da.broadcast_to(lazy, x.shape, chunks=x.chunks)
+
+
 def _scan(
     name: str, a: Any, axis: Union[int, tuple[int, ...], None], direction: Any, exclusive: Any, **options: Any
 ) -> Any:
     """The lazy scan ``name`` of ``a``; ``options`` are the keywords of simdscan's function beyond the four
     common ones (dtype, compensated, return_indices), passed only where the function has them. A tuple ``axis``
-    (with one direction and flag, or a tuple of each) scans along each of its axes in turn, as simdscan does."""
+    (with one direction and flag, or a tuple of each) scans along each of its axes in turn, as simdscan does.
+    ``options["reset"]`` segments the scan (single axis only), its flags carried as the data is."""
     op = _OPS[name]
     x = a if isinstance(a, da.Array) else da.asarray(a)
+    reset = options.pop("reset", None)
+    flags = None if reset is None else _reset_operand(reset, x.shape, axis)  # (simdscan checks reset first too)
     if isinstance(axis, tuple):
         op.scan(np.empty((0,) * x.ndim, dtype=x.dtype), axis, direction=direction, exclusive=exclusive, **options)
         axes = normalize_axes(axis, max(x.ndim, 1))  # checked by the probe above, as every argument
@@ -303,6 +472,7 @@ def _scan(
     compensated = bool(options.get("compensated")) and rdt.kind in "fc"
     acc = _accumulation_dtype(op, rdt, compensated)
 
+    given = x
     if axis is None:
         if x.size == 0:  # (dask cannot reshape every empty array)
             x = da.from_array(np.empty(0, dtype=x.dtype))
@@ -315,10 +485,18 @@ def _scan(
         axis = operator.index(axis)
         if axis < 0:
             axis += x.ndim
-    if any(np.isnan(c) for chunks in x.chunks for c in chunks):
+    if any(np.isnan(c) for chunks in given.chunks + x.chunks for c in chunks):
         raise ValueError(
             "simdscan.dask needs known chunk sizes; call compute_chunk_sizes() on the array first"
         )
+    segments: tuple[da.Array, ...] = ()
+    if flags is not None and x.size == 0:
+        segments = (da.zeros(x.shape, dtype=bool, chunks=x.chunks),)
+    elif flags is not None:
+        # broadcast to the input as given, flattened or reshaped with it, then in the scanned array's chunks
+        r = _aligned_reset(flags, given)
+        r = r.reshape(x.shape) if r.shape != x.shape else r
+        segments = (r if r.chunks == x.chunks else r.rechunk(x.chunks),)
 
     meta_acc = np.empty((0,) * x.ndim, dtype=acc)
     meta_rdt = np.empty((0,) * x.ndim, dtype=rdt)
@@ -326,6 +504,7 @@ def _scan(
     common: dict[str, Any] = dict(op=op, axis=axis)
     local = x.map_blocks(
         _local_scan,
+        *segments,
         direction=direction,
         exclusive=exclusive and (nb <= 1 or not indices),  # (indices: exclusive by a shift, in step 4)
         rdt=rdt,
@@ -335,7 +514,9 @@ def _scan(
         meta=meta_acc,
         **common,
     )
-    if nb > 1:  # (one chunk along the axis: nothing to carry)
+    if nb > 1 and segments:
+        local = _segmented(local, x, segments[0], nb, decreasing, exclusive, rdt, acc, common)
+    elif nb > 1:  # (one chunk along the axis: nothing to carry)
         total_chunks = tuple((1,) * nb if i == axis else c for i, c in enumerate(x.chunks))
         totals = da.map_blocks(
             _block_total,
@@ -375,7 +556,61 @@ def _scan(
     return local.map_blocks(_to_result, rdt, dtype=rdt, meta=meta_rdt)
 
 
-def _cumulative(product: bool, x: Any, axis: Any, dtype: Any, include_initial: Any, direction: Any) -> Any:
+def _segmented(
+    local: da.Array, x: da.Array, reset: da.Array, nb: int, decreasing: bool, exclusive: bool, rdt: np.dtype,
+    acc: np.dtype, common: dict[str, Any],
+) -> da.Array:
+    """Steps 2 to 4 of a segmented scan (``local``: step 1, each chunk scanned with its own flags of ``reset``).
+
+    A reset at index i cuts the walk between elements i - 1 and i: an increasing walk crosses the cut just before
+    it walks element i, a decreasing one just after (so a reset at a chunk's first index cuts a decreasing walk as
+    it leaves the chunk). The chunk's local scan is then exact but for the elements walked before its first cut,
+    which the segment open when the walk enters the chunk reaches.
+
+    2. A chunk's total is (value, cut, empty): cut where the chunk holds a reset; value the total of its last
+       segment in the walk (the elements walked after its last cut: the edge of its scan); empty where that
+       segment has no element (an empty chunk, or a decreasing walk leaving the chunk across a reset).
+    3. The carry into a chunk is (value, empty), folded over the totals in the walk's order: a chunk that cuts
+       passes on its own total, one without a cut the carry combined with its total (the carry alone if the
+       chunk adds no element, the total alone if the carry holds none). An empty carry's value is the neutral
+       element (with indices -1), which is also the identity cummax / cummin write.
+    4. The carry is combined, by the op's ufunc, with the chunk's scan where it reaches (the elements before the
+       first reset when increasing, from the last reset on when decreasing); exclusive, it is itself the value of
+       the chunk's first element in the walk, unless a segment starts there."""
+    op, axis = common["op"], common["axis"]
+    meta_acc = np.empty((0,) * x.ndim, dtype=acc)
+    totals = da.map_blocks(
+        _segment_total,
+        local,
+        reset,
+        *((x,) if exclusive and not op.indices else ()),
+        decreasing=decreasing,
+        exclusive=exclusive and not op.indices,
+        rdt=rdt,
+        acc=acc,
+        chunks=tuple((1,) * nb if i == axis else c for i, c in enumerate(x.chunks)),
+        dtype=acc,
+        meta=meta_acc,
+        **common,
+    )
+    carries = _segmented_carries(totals, op, axis, decreasing, acc)
+    return da.map_blocks(
+        _segment_combine,
+        carries,
+        local,
+        reset,
+        decreasing=decreasing,
+        exclusive=exclusive,
+        rdt=rdt,
+        chunks=x.chunks,
+        dtype=rdt,  # (with indices: of the values, exact in the result dtype)
+        meta=np.empty((0,) * x.ndim, dtype=rdt),
+        **common,
+    )
+
+
+def _cumulative(product: bool, x: Any, axis: Any, dtype: Any, include_initial: Any, direction: Any,
+                reset: Any = None) -> Any:
     """simdscan.dask's cumulative_sum (``product`` False) or cumulative_prod: the NumPy-level function, probed on an
     empty array, checks every argument as it does and gives the result dtype; the body is the lazy cumsum or cumprod
     in that dtype (bool: a running logical or / and, through a running product of 0/1 bytes, as NumPy's bool loops),
@@ -389,11 +624,11 @@ def _cumulative(product: bool, x: Any, axis: Any, dtype: Any, include_initial: A
     rdt = numpy_level(probe, axis=ax, dtype=dtype, include_initial=include_initial, direction=direction).dtype
     if rdt.kind == "b":
         kept = x.astype(bool) if product else ~x.astype(bool)  # logical or: not (the logical and of not x)
-        body = _scan("cumprod", kept.astype(np.uint8), ax, direction, False).astype(bool)
+        body = _scan("cumprod", kept.astype(np.uint8), ax, direction, False, reset=reset).astype(bool)
         body = body if product else ~body
     else:
         body = _scan("cumprod" if product else "cumsum", x if _scannable(x.dtype) else x.astype(rdt), ax, direction,
-                     False, dtype=rdt)
+                     False, dtype=rdt, reset=reset)
     if not include_initial:
         return body
     shape = list(body.shape)

@@ -3,9 +3,9 @@
 ``cumsum``, ``cumprod``, ``cummax``, ``cummin``, ``nancummax``, ``nancummin``, ``nancumsum``, ``nancumprod``,
 ``logcumsumexp``, ``cumulative_sum`` and ``cumulative_prod`` of this module take a :class:`dask.array.Array` and
 return one, lazily, with the semantics and the keywords of the NumPy-level function of the same name in
-:mod:`simdscan` (direction, exclusive, dtype, compensated, return_indices, include_initial), ``out=`` excepted, and
-Dask's ``method=`` besides (accepted, see :func:`cumsum`). The NumPy-level functions hand a Dask array to these.
-This module needs Dask (``pip install simdscan[dask]``); ``import simdscan`` never imports it.
+:mod:`simdscan` (direction, exclusive, dtype, compensated, return_indices, include_initial, reset), ``out=``
+excepted, and Dask's ``method=`` besides (accepted, see :func:`cumsum`). The NumPy-level functions hand a Dask array
+to these. This module needs Dask (``pip install simdscan[dask]``); ``import simdscan`` never imports it.
 
 How the scan is built (nothing is computed until the result is):
 
@@ -16,6 +16,13 @@ How the scan is built (nothing is computed until the result is):
    tiny tasks, so chunk k can be finished as soon as the chunks before it are, and a large array streams
    through a cluster instead of being held in memory all at once;
 4. each chunk's result is its carry combined with its local scan by the operation's ufunc.
+
+Segments (``reset=``, a NumPy or Dask array, broadcast and put in the data's chunks) follow the same four steps: each
+chunk is scanned with its own flags; its total is that of its last segment in the walk, with a flag saying whether
+the chunk holds a reset; carries combine as a segmented op (a chunk holding a reset passes on its own total, not the
+carry combined with it); and a carry reaches only the elements walked before the chunk's first segment start (before
+its first reset when increasing, from its last reset on when decreasing), so a segment spans chunks, and a reset at a
+chunk's first index stops the carry out of it in a decreasing walk.
 
 One table (``_OPS``) says, per function, which simdscan function scans a chunk and which ufunc combines a carry
 with what follows it: :data:`numpy.add` (cumsum, and nancumsum, whose chunk totals are NaN-free sums),
@@ -62,7 +69,7 @@ __all__ = [
 # public API: one thin wrapper a function, its keywords those of simdscan's function of that name, out= excepted
 # --------------------------------------------------------------------------
 def cumsum(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
-           dtype: Any = None, compensated: bool = False, method: str = "sequential") -> da.Array:
+           dtype: Any = None, compensated: bool = False, reset: Any = None, method: str = "sequential") -> da.Array:
     """Lazy cumulative sum of a Dask array along an axis, every chunk scanned by :func:`simdscan.cumsum`.
 
     Parameters
@@ -87,6 +94,10 @@ def cumsum(a: da.Array, axis: Axis = None, *, direction: Directions = "increasin
         exact prefix, as without Dask. float64 and complex128 carries are the chunk totals added in order,
         which adds at most one rounding of the carry per chunk boundary before the output (about
         (2 + chunks along the axis) * u * sum|x_j| in the worst case).
+    reset : array_like or dask.array.Array, optional
+        As :func:`simdscan.cumsum`: True (or 1) at index i begins a new segment at element i, each segment of each
+        line scanned on its own; bool, or integer / floating 0s and 1s, broadcast to ``a`` (flattened with it for
+        ``axis=None``), an int ``axis`` only. A Dask reset stays lazy, in chunks of its own (put in ``a``'s).
     method : {"sequential", "blelloch"}, default "sequential"
         Dask's own keyword (:func:`dask.array.cumsum`), accepted so that code written for Dask runs unchanged: either
         value builds the same graph, as simdscan's chunk carries are its own (a chain of small tasks over the chunk
@@ -102,7 +113,8 @@ def cumsum(a: da.Array, axis: Axis = None, *, direction: Directions = "increasin
     Raises
     ------
     numpy.exceptions.AxisError, ValueError, TypeError
-        As :func:`simdscan.cumsum`, at once (while building the graph).
+        As :func:`simdscan.cumsum`, at once (while building the graph); but a Dask ``reset``'s values other than 0
+        and 1 raise ValueError when they are computed.
 
     Every other function of this module takes the parameters above that its NumPy-level namesake in
     :mod:`simdscan` takes, returns the same, computed as the module's description says, and raises the same.
@@ -119,13 +131,15 @@ def cumsum(a: da.Array, axis: Axis = None, *, direction: Directions = "increasin
     >>> simdscan.dask.cumsum(da.ones((2, 4), dtype=np.int32, chunks=1), axis=(0, 1)).compute()
     array([[1, 2, 3, 4],
            [2, 4, 6, 8]], dtype=int32)
+    >>> simdscan.dask.cumsum(x, reset=da.from_array([0, 0, 1, 0, 0, 1, 0, 0], chunks=4)).compute()
+    array([ 1,  3,  3,  7, 12,  6, 13, 21])
     """
     check_method(method)
-    return _scan("cumsum", a, axis, direction, exclusive, dtype=dtype, compensated=compensated)
+    return _scan("cumsum", a, axis, direction, exclusive, dtype=dtype, compensated=compensated, reset=reset)
 
 
 def cumprod(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
-            dtype: Any = None, method: str = "sequential") -> da.Array:
+            dtype: Any = None, reset: Any = None, method: str = "sequential") -> da.Array:
     """Lazy cumulative product of a Dask array along an axis, every chunk scanned by :func:`simdscan.cumprod`.
 
     Parameters are those of :func:`cumsum`; an empty exclusive range gives 1.
@@ -139,11 +153,11 @@ def cumprod(a: da.Array, axis: Axis = None, *, direction: Directions = "increasi
     array([  1,   1,   2,   6,  24, 120])
     """
     check_method(method)
-    return _scan("cumprod", a, axis, direction, exclusive, dtype=dtype)
+    return _scan("cumprod", a, axis, direction, exclusive, dtype=dtype, reset=reset)
 
 
 def cummax(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
-           return_indices: bool = False, method: str = "sequential") -> Any:
+           return_indices: bool = False, reset: Any = None, method: str = "sequential") -> Any:
     """Lazy running maximum of a Dask array, every chunk scanned by :func:`simdscan.cummax`; NaN propagates.
 
     With ``return_indices`` it returns two Dask arrays, (values, indices): each index is the position along the
@@ -161,11 +175,11 @@ def cummax(a: da.Array, axis: Axis = None, *, direction: Directions = "increasin
     array([5, 5, 5, 5, 5, 5, 7, 7])
     """
     check_method(method)
-    return _scan("cummax", a, axis, direction, exclusive, return_indices=return_indices)
+    return _scan("cummax", a, axis, direction, exclusive, return_indices=return_indices, reset=reset)
 
 
 def cummin(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
-           return_indices: bool = False, method: str = "sequential") -> Any:
+           return_indices: bool = False, reset: Any = None, method: str = "sequential") -> Any:
     """Lazy running minimum of a Dask array, every chunk scanned by :func:`simdscan.cummin` (see :func:`cummax`).
 
     Examples
@@ -177,11 +191,11 @@ def cummin(a: da.Array, axis: Axis = None, *, direction: Directions = "increasin
     [array([ 5.,  3.,  3., nan, nan]), array([0, 1, 2, 3, 3])]
     """
     check_method(method)
-    return _scan("cummin", a, axis, direction, exclusive, return_indices=return_indices)
+    return _scan("cummin", a, axis, direction, exclusive, return_indices=return_indices, reset=reset)
 
 
 def nancummax(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
-              exclusive: Exclusives = False, method: str = "sequential") -> da.Array:
+              exclusive: Exclusives = False, reset: Any = None, method: str = "sequential") -> da.Array:
     """Lazy running maximum that skips NaN, every chunk scanned by :func:`simdscan.nancummax`.
 
     Examples
@@ -190,11 +204,11 @@ def nancummax(a: da.Array, axis: Axis = None, *, direction: Directions = "increa
     array([nan, nan,  1.,  1.,  3.])
     """
     check_method(method)
-    return _scan("nancummax", a, axis, direction, exclusive)
+    return _scan("nancummax", a, axis, direction, exclusive, reset=reset)
 
 
 def nancummin(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
-              exclusive: Exclusives = False, method: str = "sequential") -> da.Array:
+              exclusive: Exclusives = False, reset: Any = None, method: str = "sequential") -> da.Array:
     """Lazy running minimum that skips NaN, every chunk scanned by :func:`simdscan.nancummin`.
 
     Examples
@@ -206,12 +220,12 @@ def nancummin(a: da.Array, axis: Axis = None, *, direction: Directions = "increa
            [ 1., nan]])
     """
     check_method(method)
-    return _scan("nancummin", a, axis, direction, exclusive)
+    return _scan("nancummin", a, axis, direction, exclusive, reset=reset)
 
 
 def nancumsum(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
               exclusive: Exclusives = False, dtype: Any = None, compensated: bool = False,
-              method: str = "sequential") -> da.Array:
+              reset: Any = None, method: str = "sequential") -> da.Array:
     """Lazy cumulative sum counting NaN as zero, every chunk scanned by :func:`simdscan.nancumsum`.
 
     Examples
@@ -221,11 +235,12 @@ def nancumsum(a: da.Array, axis: Axis = None, *, direction: Directions = "increa
     array([0., 1., 1., 3., 3.], dtype=float32)
     """
     check_method(method)
-    return _scan("nancumsum", a, axis, direction, exclusive, dtype=dtype, compensated=compensated)
+    return _scan("nancumsum", a, axis, direction, exclusive, dtype=dtype, compensated=compensated, reset=reset)
 
 
 def nancumprod(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
-               exclusive: Exclusives = False, dtype: Any = None, method: str = "sequential") -> da.Array:
+               exclusive: Exclusives = False, dtype: Any = None, reset: Any = None,
+               method: str = "sequential") -> da.Array:
     """Lazy cumulative product counting NaN as one, every chunk scanned by :func:`simdscan.nancumprod`.
 
     Examples
@@ -234,11 +249,12 @@ def nancumprod(a: da.Array, axis: Axis = None, *, direction: Directions = "incre
     array([3. , 1.5, 1.5, 0.5])
     """
     check_method(method)
-    return _scan("nancumprod", a, axis, direction, exclusive, dtype=dtype)
+    return _scan("nancumprod", a, axis, direction, exclusive, dtype=dtype, reset=reset)
 
 
 def logcumsumexp(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
-                 exclusive: Exclusives = False, dtype: Any = None, method: str = "sequential") -> da.Array:
+                 exclusive: Exclusives = False, dtype: Any = None, reset: Any = None,
+                 method: str = "sequential") -> da.Array:
     """Lazy log(cumsum(exp(a))), computed stably, every chunk scanned by :func:`simdscan.logcumsumexp`.
 
     Integer input gives float64, as in simdscan. float16 and float32 chunks and carries are kept in float64
@@ -253,11 +269,12 @@ def logcumsumexp(a: da.Array, axis: Axis = None, *, direction: Directions = "inc
     array([      -inf, 0.        , 0.69314718])
     """
     check_method(method)
-    return _scan("logcumsumexp", a, axis, direction, exclusive, dtype=dtype)
+    return _scan("logcumsumexp", a, axis, direction, exclusive, dtype=dtype, reset=reset)
 
 
 def cumulative_sum(x: da.Array, /, *, axis: Optional[int] = None, dtype: Any = None, include_initial: bool = False,
-                   direction: Union[Direction, str] = "increasing", method: str = "sequential") -> da.Array:
+                   direction: Union[Direction, str] = "increasing", reset: Any = None,
+                   method: str = "sequential") -> da.Array:
     """Lazy :func:`simdscan.cumulative_sum` (NumPy 2.1's ``numpy.cumulative_sum``) of a Dask array.
 
     The arguments, result dtype (bool and narrow integers widened to the platform integer unless ``dtype`` says
@@ -277,11 +294,12 @@ def cumulative_sum(x: da.Array, /, *, axis: Optional[int] = None, dtype: Any = N
            [1., 2., 3.]], dtype=float32)
     """
     check_method(method)
-    return _cumulative(False, x, axis, dtype, include_initial, direction)
+    return _cumulative(False, x, axis, dtype, include_initial, direction, reset)
 
 
 def cumulative_prod(x: da.Array, /, *, axis: Optional[int] = None, dtype: Any = None, include_initial: bool = False,
-                    direction: Union[Direction, str] = "increasing", method: str = "sequential") -> da.Array:
+                    direction: Union[Direction, str] = "increasing", reset: Any = None,
+                    method: str = "sequential") -> da.Array:
     """Lazy :func:`simdscan.cumulative_prod` (NumPy 2.1's ``numpy.cumulative_prod``) of a Dask array.
 
     Everything as :func:`cumulative_sum`, with :func:`cumprod` and the identity 1.
@@ -292,4 +310,4 @@ def cumulative_prod(x: da.Array, /, *, axis: Optional[int] = None, dtype: Any = 
     array([  1,   1,   2,   6,  24, 120])
     """
     check_method(method)
-    return _cumulative(True, x, axis, dtype, include_initial, direction)
+    return _cumulative(True, x, axis, dtype, include_initial, direction, reset)
