@@ -84,6 +84,8 @@ def simdscan_call(w: Workload, x: np.ndarray[Any, Any], out: np.ndarray[Any, Any
     scan = getattr(simdscan, w.op)
     axis, direction, exclusive = w.axis, w.direction, w.exclusive
     reset = make_reset(w, x.shape)
+    if w.op == "ffill":
+        return lambda: scan(x, axis=axis, direction=direction, out=out)
     if reset is not None:
         return lambda: scan(x, axis=axis, direction=direction, exclusive=exclusive, out=out, reset=reset)
     if "indices" in w.note:

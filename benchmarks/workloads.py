@@ -114,6 +114,7 @@ WORKLOADS = [
     Workload((1 << 20,), "float32", op="nancumsum", note=" 10% NaN"),
     # Segmented scans (reset=), against NumPy's scan of each segment in a loop.
     *(Workload((10_000_000,), "float64", op=op, quick_shape=(625_000,), segments=1000) for op in ("cumsum", "cummax")),
+    Workload((10_000_000,), "float64", op="ffill", quick_shape=(625_000,), note=" 10% NaN"),
 ]
 
 
@@ -211,6 +212,11 @@ def numpy_scan(w: Workload, x: np.ndarray[Any, Any], out: np.ndarray[Any, Any], 
     if w.op in FAMILY_UFUNCS:
         FAMILY_UFUNCS[w.op].accumulate(x, axis=w.axis, out=out)
         return
+    if w.op == "ffill":  # the usual recipe: each element's index, or 0 at NaN, run through a maximum
+        index = np.where(np.isnan(x), 0, np.arange(x.shape[0]))
+        np.maximum.accumulate(index, out=index)
+        np.take(x, index, out=out)
+        return
     scan: Callable[..., Any] = {"cumsum": np.cumsum, "cumprod": np.cumprod, "nancumsum": np.nancumsum}[w.op]
     if w.direction == "increasing" and not w.exclusive:
         scan(x, axis=w.axis, dtype=out.dtype, out=out)
@@ -249,8 +255,8 @@ def torch_scan_fn(torch: Any, w: Workload, x: np.ndarray[Any, Any], out: np.ndar
         return lambda: torch.logcumsumexp(tx, d, out=tout)
     if w.op == "nancumsum":
         raise TypeError("torch has no nancumsum")
-    if w.segments:
-        raise TypeError("torch has no segmented scan")
+    if w.segments or w.op == "ffill":
+        raise TypeError("torch has no segmented scan nor forward fill")
     scan = torch.cumsum if w.op == "cumsum" else torch.cumprod
     if w.direction == "increasing" and not w.exclusive:
         return lambda: scan(tx, d, dtype=dt, out=tout)
