@@ -241,6 +241,8 @@ def torch_scan_fn(torch: Any, w: Workload, x: np.ndarray[Any, Any], out: np.ndar
     """The same recipe as numpy_scan in PyTorch (torch.flip copies: that is what users get)."""
     if not (x.dtype.isnative and out.dtype.isnative):
         raise TypeError("torch takes arrays in native byte order only")
+    if w.segments or w.op == "ffill":
+        raise TypeError("torch has no segmented scan nor forward fill")
     tx, tout, ttmp = torch.from_numpy(x), torch.from_numpy(out), torch.from_numpy(tmp)
     d, n, dt = w.axis, x.shape[w.axis], tout.dtype
     if w.new_result:
@@ -255,8 +257,6 @@ def torch_scan_fn(torch: Any, w: Workload, x: np.ndarray[Any, Any], out: np.ndar
         return lambda: torch.logcumsumexp(tx, d, out=tout)
     if w.op == "nancumsum":
         raise TypeError("torch has no nancumsum")
-    if w.segments or w.op == "ffill":
-        raise TypeError("torch has no segmented scan nor forward fill")
     scan = torch.cumsum if w.op == "cumsum" else torch.cumprod
     if w.direction == "increasing" and not w.exclusive:
         return lambda: scan(tx, d, dtype=dt, out=tout)
