@@ -26,12 +26,21 @@ public:
             return flag(q) ? q : n_;
         }
         if (step_ == 1 || step_ == -1) {
-            // Eight flags a load, the first set one found in the word: a byte at a time cost as much as the scan.
-            for (; q + 8 <= n_; q += 8) {
+            // Eight flags a load, the first set one found in the word, and past the first 32 flags 32 a test while
+            // they are clear: a byte at a time cost as much as the scan, a word at a time a tenth of it.
+            const auto word_at = [&](std::ptrdiff_t p) {
                 std::uint64_t word;
-                std::memcpy(&word, step_ == 1 ? at(q) : at(q + 7), sizeof(word));
-                if (word != 0) {
+                std::memcpy(&word, step_ == 1 ? at(p) : at(p + 7), sizeof(word));
+                return word;
+            };
+            for (const std::ptrdiff_t near = q + 32; q + 8 <= n_; q += 8) {
+                if (const std::uint64_t word = word_at(q)) {
                     return q + first_set_byte(word, step_ == 1);
+                }
+                for (; q >= near && q + 40 <= n_; q += 32) {
+                    if ((word_at(q + 8) | word_at(q + 16) | word_at(q + 24) | word_at(q + 32)) != 0) {
+                        break;
+                    }
                 }
             }
         }
