@@ -16,6 +16,7 @@ from family_reference import (
     NAN_OPS,
     check_extremum,
     check_logcumsumexp,
+    extremum_identity,
     expected_nan_scan,
     extremum_indices,
     extremum_indices_fast,
@@ -76,13 +77,7 @@ def identity(op, dtype):
         return dtype.type(1)
     if op == "logcumsumexp":
         return dtype.type(-np.inf)
-    high = op.endswith("min")
-    if dtype == np.bool_:
-        return np.bool_(high)
-    if dtype.kind == "f":
-        return dtype.type(np.inf if high else -np.inf)
-    info = np.iinfo(dtype)
-    return dtype.type(info.max if high else info.min)
+    return extremum_identity(op, dtype)
 
 
 def _check_pieces(got, op, x, decreasing, exclusive, dtype, where):

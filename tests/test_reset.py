@@ -889,22 +889,18 @@ def test_reset_values_other_than_0_and_1_are_value_errors(fn, name, reset):
         _raises_leaving_alone(ValueError, fn, a, reset, return_indices=True, out=(out, np.full(4, 9, np.intp)))
 
 
-@pytest.mark.parametrize("name, reset", BAD_DTYPES, ids=[n for n, _ in BAD_DTYPES])
-@pytest.mark.parametrize("fn", ALL_FUNCTIONS)
-def test_reset_dtypes_other_than_bool_integer_and_float_are_type_errors(fn, name, reset):
-    a, out = _inputs()
-    _raises_leaving_alone(TypeError, fn, a, reset)
-    _raises_leaving_alone(TypeError, fn, a, reset, out=out)
-    _raises_leaving_alone(TypeError, fn, a, reset, out=a)
+# Dtypes other than bool, integer and floating: TypeError; shapes that do not broadcast to a's: ValueError.
+BAD_KINDS = [(TypeError, name, reset) for name, reset in BAD_DTYPES] + [(ValueError, name, reset)
+                                                                      for name, reset in BAD_SHAPES]
 
 
-@pytest.mark.parametrize("name, reset", BAD_SHAPES, ids=[n for n, _ in BAD_SHAPES])
+@pytest.mark.parametrize("error, name, reset", BAD_KINDS, ids=[n for _, n, _ in BAD_KINDS])
 @pytest.mark.parametrize("fn", ALL_FUNCTIONS)
-def test_reset_not_broadcastable_is_value_error(fn, name, reset):
+def test_reset_of_another_dtype_or_shape(fn, error, name, reset):
     a, out = _inputs()
-    _raises_leaving_alone(ValueError, fn, a, reset)
-    _raises_leaving_alone(ValueError, fn, a, reset, out=out)
-    _raises_leaving_alone(ValueError, fn, a, reset, out=a)
+    _raises_leaving_alone(error, fn, a, reset)
+    _raises_leaving_alone(error, fn, a, reset, out=out)
+    _raises_leaving_alone(error, fn, a, reset, out=a)
 
 
 @pytest.mark.parametrize("fn", ALL_FUNCTIONS)
