@@ -121,7 +121,7 @@ struct TypedKernels {
     // scan, for `count` consecutive short segments of a line (their lengths in scan order), the first at scan
     // position `position` of the line, each from the op's neutral state (exclusive: each segment's first output the
     // identity); in and out point at the first element in memory of them all (a reverse scan walks them from the
-    // end). Outputs stay in the caches.
+    // end). Outputs stay in the caches. Null where the op's vectors hold other than its elements (scan instead).
     using segments_fn = void (*)(const T* in, T* out, const std::ptrdiff_t* lengths, std::ptrdiff_t count,
                                  std::ptrdiff_t position, bool exclusive, T order_key);
     // scan, for a chunk scanned on its own, into a buffer of its local outputs.

@@ -42,6 +42,9 @@ struct OpTraits {
     static constexpr bool has_nan_free_variant = false;
     // Once the running value is a number (not NaN), Op::Settled gives the same bits for less work.
     static constexpr bool has_settled_variant = false;
+    // Short segments of a segmented scan are scanned many to a call, in segmented vector steps (scan_segments): the
+    // scans most often run on short segments (returns, running extrema, fills); the others scan each on its own.
+    static constexpr bool scans_segments_together = false;
     // apply is a plain addition, which float vectors may run on the multiply pipes (Lanes::add_beside).
     static constexpr bool adds_beside = false;
     // Summed-area tables in one pass (TypedKernels::two_axes_row and its variants).
@@ -136,6 +139,7 @@ constexpr T summation_neutral() {
 
 struct Summation : ExactState {
     static constexpr bool adds_beside = true;
+    static constexpr bool scans_segments_together = true;
     static constexpr bool builds_tables = true;
     static constexpr bool scans_float16_in_registers = true;
     template <class V>
@@ -268,6 +272,7 @@ struct Extremum : ExactState {
     static constexpr bool writes_indices = true;
     static constexpr bool has_nan_free_variant = true;
     static constexpr bool orders_by_key = true;
+    static constexpr bool scans_segments_together = true;
     using NaNFree = NaNFreeExtremum<Larger>;
     // a is the running value, b the next element: a tie takes b (numpy.maximum.accumulate's float32 and float64 bits
     // for +0.0 against -0.0, and the element whose position a scan with indices reports); a NaN operand is the result.
@@ -318,6 +323,7 @@ template <bool Larger>
 struct NaNSkippingExtremum : Extremum<Larger> {
     static constexpr bool writes_indices = false;
     static constexpr bool has_nan_free_variant = false;
+    static constexpr bool scans_segments_together = false;
     // Unkeyed: a minimum's key of the NaN it starts from, its neutral, would be -NaN.
     static constexpr bool orders_by_key = false;
     template <class V>
@@ -329,6 +335,7 @@ struct NaNSkippingExtremum : Extremum<Larger> {
 // LastNumber from a running value that is a number: the element unless it is NaN.
 struct LastNumberAfterNumber : ExactState {
     static constexpr bool selects_an_operand = true;
+    static constexpr bool scans_segments_together = true;
     template <class V>
     static V apply(const V& a, const V& b) { return pick(is_nan(b), a, b); }
     // A vector of NaN leaves every output the running value.
@@ -366,6 +373,7 @@ template <class Op, int Replacement>
 struct NaNSkipping : Op {
     static constexpr bool admits_every = false;
     static constexpr bool builds_tables = false;
+    static constexpr bool scans_segments_together = false;
     static constexpr bool scans_float16_in_registers = false;
     template <class V>
     static V admit(const V& x) { return pick(is_nan(x), V(Replacement), x); }

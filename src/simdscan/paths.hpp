@@ -48,6 +48,16 @@ inline void store_indices(const std::int64_t* positions, char* target, std::ptrd
     }
 }
 
+// Scans each segment of a batch as a line of its own (the ops without TypedKernels::scan_segments).
+template <class Engine, class State>
+void scan_each_segment(Engine& engine, const Operands& line, const SegmentBatch& batch, const State& neutral) {
+    std::ptrdiff_t begin = batch.begin;
+    for (std::ptrdiff_t k = 0; k < batch.count; begin += batch.lengths[k++]) {
+        ScanState<State> st{neutral, neutral, false, true};
+        engine.scan(line, begin, batch.lengths[k], st);
+    }
+}
+
 // Direct path engine: the kernels run on the arrays, in scan order given by the sign of the step.
 template <class S, class C, class State>
 struct DirectEngine {
@@ -69,6 +79,9 @@ struct DirectEngine {
     }
     static constexpr std::ptrdiff_t batch_elements = std::numeric_limits<std::ptrdiff_t>::max();
     void scan_segments(const Operands& line, const SegmentBatch& batch) {
+        if (job.kernels.scan_segments[0] == nullptr) {
+            return scan_each_segment(*this, line, batch, job.kernels.neutral);
+        }
         job.kernels.scan_segments[reverse()](at<const C>(line, Role::in, batch.begin, batch.total),
                                              at<C>(line, Role::out, batch.begin, batch.total), batch.lengths,
                                              batch.count, batch.begin, job.exclusive, job.kernels.order_key);
@@ -132,16 +145,11 @@ public:
     }
 
     // A batch of short segments, at most a staging block, gathered in scan order and scanned there as the direct
-    // path scans them (with the indices: each segment as a line of its own).
+    // path scans them (with the indices, or without the kernel: each segment as a line of its own).
     static constexpr std::ptrdiff_t batch_elements = Staging<S, C>::block;
     void scan_segments(const Operands& line, const SegmentBatch& batch) {
-        if (job_.plan.has(Role::indices)) {
-            std::ptrdiff_t begin = batch.begin;
-            for (std::ptrdiff_t k = 0; k < batch.count; begin += batch.lengths[k++]) {
-                ScanState<State> st{job_.kernels.neutral, job_.kernels.neutral, false, true};
-                scan(line, begin, batch.lengths[k], st);
-            }
-            return;
+        if (job_.plan.has(Role::indices) || job_.kernels.scan_segments[0] == nullptr) {
+            return scan_each_segment(*this, line, batch, job_.kernels.neutral);
         }
         staging_.keep_apart_from(line[Role::out] + batch.begin * job_.plan.step[Role::out], job_.plan.step[Role::out]);
         job_.kernels.scan_segments[0](load(line[Role::in], batch.begin, batch.total), staging_.values(), batch.lengths,
@@ -273,8 +281,8 @@ void scan_segments_parallel(const Plan& plan, const Operands& line, std::size_t 
         const std::ptrdiff_t from = std::ptrdiff_t(t) * share;
         const std::ptrdiff_t to = std::min(plan.n, from + share);
         auto engine = make_engine();
-        for_each_segment<C>(
-            starts, decltype(engine)::batch_elements, from == 0 ? 0 : starts.next(from - 1), to,
+        for_each_segment(
+            starts, short_segment<C>(), decltype(engine)::batch_elements, from == 0 ? 0 : starts.next(from - 1), to,
             [&](const SegmentBatch& batch) { engine.scan_segments(line, batch); },
             [&](std::ptrdiff_t begin, std::ptrdiff_t length) {
                 if (length > long_segment) {
@@ -346,8 +354,9 @@ void run_lines(const Job<S, C, State>& job, bool streamed, MakeEngine&& make_eng
             for (std::ptrdiff_t r = 0; r < count; ++r) {
                 const Operands line = operands_at(plan.data, first, r, inner.stride);
                 if (segmented) {
-                    for_each_segment<C>(
-                        SegmentStarts(plan, line[Role::reset]), decltype(engine)::batch_elements, 0, plan.n,
+                    for_each_segment(
+                        SegmentStarts(plan, line[Role::reset]), short_segment<C>(), decltype(engine)::batch_elements,
+                        0, plan.n,
                         [&](const SegmentBatch& batch) { engine.scan_segments(line, batch); },
                         [&](std::ptrdiff_t at, std::ptrdiff_t length) { scan_segment(engine, line, at, length); });
                 } else {

@@ -419,10 +419,12 @@ void scan_line(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, bool
     st.at_line_start = false;
 }
 
-// Whether short segments are scanned together in vectors (scan_segments): ops on vectors of the elements themselves.
+// Whether short segments are scanned together in vectors (scan_segments): where the op asks, on vectors of the
+// elements themselves, float32 and float64 (the others scan each on its own: every kernel counts in the module's
+// size budget, and a kernel of many narrow lanes is a long one).
 template <class A, class T, class Op>
 constexpr bool scans_segments_in_vectors() {
-    if constexpr (is_vectorized<A, T>() && !Op::scans_chunks_from_totals) {
+    if constexpr (is_vectorized<A, T>() && Op::scans_segments_together && std::is_floating_point<T>::value) {
         return std::is_same<typename Op::template vector<T, A>, xsimd::batch<T, A>>::value &&
                std::is_same<typename Op::template state<T>, T>::value;
     } else {
@@ -445,96 +447,72 @@ SIMDSCAN_ALWAYS_INLINE B segmented_prefix(const B& x, B& begins, const B& fill) 
     }
 }
 
-// TypedKernels::scan_segments, from scan position `position` of the line. Where scans_segments_in_vectors, the
-// segments are scanned together, in vectors that start at multiples of the lane count from the line's start (so
-// that no float's rounding depends on where a batch or a thread's share begins) and element by element before the
-// first and after the last; each other op runs scan_line over each segment, as for a long one.
+// TypedKernels::scan_segments, from scan position `position` of the line, where scans_segments_in_vectors: the
+// segments scanned together, in vectors that start at multiples of the lane count from the line's start (so that
+// no float's rounding depends on where a batch or a thread's share begins). A vector reaching outside the batch
+// has the neutral element in the lanes outside (a segment begins where the batch does, and one after it), so the
+// lanes inside get the bits a whole vector gives them.
 template <class A, class T, class Op, bool Reverse>
 void scan_segments(const T* in, T* out, const std::ptrdiff_t* lengths, std::ptrdiff_t count, std::ptrdiff_t position,
                    bool exclusive, T order_key) {
-    using State = typename Op::template state<T>;
+    using B = xsimd::batch<T, A>;
+    constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
     std::ptrdiff_t total = 0;
     for (std::ptrdiff_t k = 0; k < count; ++k) {
         total += lengths[k];
     }
-    if constexpr (!scans_segments_in_vectors<A, T, Op>()) {
-        (void)position;
-        const State neutral = Op::template neutral<T>();
-        for (std::ptrdiff_t k = 0, done = 0; k < count; done += lengths[k], ++k) {
-            const std::ptrdiff_t at = Reverse ? total - done - lengths[k] : done;
-            ScanState<State> st{neutral, neutral, false, true};
-            scan_line<A, T, Op, Reverse>(in + at, out + at, lengths[k], st, exclusive, order_key);
+    const B fill(Op::template neutral<T>());
+    const B identity(Op::template identity<T>());
+    const B key(order_key);
+    const B zero(T(0));
+    const B one(T(1));
+    alignas(A::alignment()) T places[B::size];  // each lane's place in its vector in scan order
+    for (std::ptrdiff_t lane = 0; lane < lanes; ++lane) {
+        places[lane] = T(Reverse ? lanes - 1 - lane : lane);
+    }
+    const B place = B::load_aligned(places);
+    std::ptrdiff_t next_begin = 0;  // the scan offset (from the batch's first element) of the next segment
+    std::ptrdiff_t segment = 0;
+    T carry = Op::template neutral<T>();
+    // Vector v holds scan offsets [v, v + lanes); the first may start before the batch, the last end after it.
+    for (std::ptrdiff_t v = -((position % lanes + lanes) % lanes); v < total; v += lanes) {
+        const bool whole = v >= 0 && v + lanes <= total;
+        const std::ptrdiff_t first = Reverse ? total - v - lanes : v;  // in memory
+        alignas(A::alignment()) T staged[B::size];
+        B x;
+        if (whole) {
+            x = Op::admit(keyed<Op>(load_vector<B>(in + first), key));
+        } else {
+            for (std::ptrdiff_t lane = 0; lane < lanes; ++lane) {
+                const std::ptrdiff_t at = first + lane;
+                staged[lane] = at >= 0 && at < total ? in[at] : T(0);
+            }
+            const auto inside = (place >= B(T(std::max<std::ptrdiff_t>(0, -v)))) &
+                                (place < B(T(std::min(lanes, total - v))));
+            x = xsimd::select(inside, Op::admit(keyed<Op>(B::load_aligned(staged), key)), fill);
         }
-    } else {
-        using B = xsimd::batch<T, A>;
-        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-        const B fill(Op::template neutral<T>());
-        const B identity(Op::template identity<T>());
-        const B key(order_key);
-        const B zero(T(0));
-        const B one(T(1));
-        alignas(A::alignment()) T places[B::size];  // each lane's place in its vector in scan order
-        for (std::ptrdiff_t lane = 0; lane < lanes; ++lane) {
-            places[lane] = T(Reverse ? lanes - 1 - lane : lane);
+        const B running(carry);
+        B begins = zero;
+        for (; segment < count && next_begin < v + lanes; next_begin += lengths[segment++]) {
+            begins = xsimd::select(place == B(T(next_begin - v)), one, begins);
         }
-        const B place = B::load_aligned(places);
-        // Where scan offset q (from the batch's first element in scan order) lies in memory, and in a vector.
-        const auto at = [&](std::ptrdiff_t q) { return Reverse ? total - 1 - q : q; };
-        const auto lane_of = [&](std::ptrdiff_t j) { return Reverse ? lanes - 1 - j : j; };
-        std::ptrdiff_t next_begin = 0;  // the scan offset of the next segment's first element
-        std::ptrdiff_t segment = 0;
-        T carry = Op::template neutral<T>();
-        // The outputs of the vector of elements x at scan offsets [v, v + lanes): as the plain scan's vector where no
-        // segment begins in it, else in segmented steps.
-        const auto outputs = [&](std::ptrdiff_t v, const B& x) {
-            const B running(carry);
-            B result;
-            B before;
-            if (segment == count || next_begin >= v + lanes) {
-                result = Op::apply(running, vector_prefix<A, Op, Reverse, 1, B::size>(x, fill));
-                before = shifted<A, Reverse, 1>(result, running);
-            } else {
-                B begins = zero;
-                for (; segment < count && next_begin < v + lanes; next_begin += lengths[segment++]) {
-                    begins = xsimd::select(place == B(T(next_begin - v)), one, begins);
+        B covered = begins;
+        const B prefix = segmented_prefix<A, Op, Reverse, 1>(x, covered, fill);
+        // Lanes before the vector's first segment start continue the running value.
+        const B result = xsimd::select(covered != zero, prefix, Op::apply(running, prefix));
+        const B before = xsimd::select(begins != zero, identity, shifted<A, Reverse, 1>(result, running));
+        carry = first_lane(broadcast_total<A, Reverse>(result));
+        const B outputs = keyed<Op>(exclusive ? before : result, key);
+        if (whole) {
+            store_vector(out + first, outputs);
+        } else {
+            outputs.store_aligned(staged);
+            for (std::ptrdiff_t lane = 0; lane < lanes; ++lane) {
+                const std::ptrdiff_t at = first + lane;
+                if (at >= 0 && at < total) {
+                    out[at] = staged[lane];
                 }
-                B covered = begins;
-                const B prefix = segmented_prefix<A, Op, Reverse, 1>(x, covered, fill);
-                // Lanes before the vector's first segment start continue the running value.
-                result = xsimd::select(covered != zero, prefix, Op::apply(running, prefix));
-                before = xsimd::select(begins != zero, identity, shifted<A, Reverse, 1>(result, running));
             }
-            carry = first_lane(broadcast_total<A, Reverse>(result));
-            return keyed<Op>(exclusive ? before : result, key);
-        };
-        // A vector that reaches outside the batch: the lanes outside take the neutral element (a segment begins
-        // where the batch does, and one after it), so the lanes inside get the bits a whole vector gives them.
-        const auto partial = [&](std::ptrdiff_t v) {
-            alignas(A::alignment()) T values[B::size];
-            alignas(A::alignment()) T inside[B::size];
-            for (std::ptrdiff_t j = 0; j < lanes; ++j) {
-                const bool within = v + j >= 0 && v + j < total;
-                values[lane_of(j)] = within ? in[at(v + j)] : T(0);
-                inside[lane_of(j)] = T(within ? 1 : 0);
-            }
-            const B x = Op::admit(keyed<Op>(B::load_aligned(values), key));
-            outputs(v, xsimd::select(B::load_aligned(inside) != zero, x, fill)).store_aligned(values);
-            for (std::ptrdiff_t j = std::max<std::ptrdiff_t>(0, -v); j < lanes && v + j < total; ++j) {
-                out[at(v + j)] = values[lane_of(j)];
-            }
-        };
-        // Vectors start at multiples of the lane count from the line's start.
-        const std::ptrdiff_t head = (lanes - position % lanes) % lanes;
-        std::ptrdiff_t q = head;
-        if (head > 0) {
-            partial(head - lanes);
-        }
-        for (; q + lanes <= total; q += lanes) {
-            const std::ptrdiff_t first = Reverse ? total - q - lanes : q;
-            store_vector(out + first, outputs(q, Op::admit(keyed<Op>(load_vector<B>(in + first), key))));
-        }
-        if (q < total) {
-            partial(q);
         }
     }
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "function_ref.hpp"
 #include "plan.hpp"
 
 namespace simdscan {
@@ -93,23 +94,24 @@ struct SegmentBatch {
     std::ptrdiff_t lengths[capacity];
 };
 
-// Calls scan_batch(batch) for the short segments (short_segment<C>) that begin at scan positions [from, to) of a
-// line, consecutive ones together up to `batch_elements`, and scan_other(begin, length) for the others, in scan
-// order; a segment begins at `from`.
-template <class C, class ScanBatch, class ScanOther>
-void for_each_segment(const SegmentStarts& starts, std::ptrdiff_t batch_elements, std::ptrdiff_t from,
-                      std::ptrdiff_t to, ScanBatch&& scan_batch, ScanOther&& scan_other) {
+// Calls scan_batch(batch) for the short segments (shorter than `short_length`) that begin at scan positions
+// [from, to) of a line, consecutive ones together up to `batch_elements`, and scan_other(begin, length) for the
+// others, in scan order; a segment begins at `from`.
+inline void for_each_segment(const SegmentStarts& starts, std::ptrdiff_t short_length, std::ptrdiff_t batch_elements,
+                             std::ptrdiff_t from, std::ptrdiff_t to,
+                             FunctionRef<void(const SegmentBatch& batch)> scan_batch,
+                             FunctionRef<void(std::ptrdiff_t begin, std::ptrdiff_t length)> scan_other) {
     SegmentBatch batch;
     const auto flush = [&] {
         if (batch.count > 0) {
-            scan_batch(static_cast<const SegmentBatch&>(batch));
+            scan_batch(batch);
             batch.total = batch.count = 0;
         }
     };
     for (std::ptrdiff_t begin = from; begin < to;) {
         const std::ptrdiff_t end = starts.next(begin);
         const std::ptrdiff_t length = end - begin;
-        if (length < short_segment<C>()) {
+        if (length < short_length) {
             if (batch.count == SegmentBatch::capacity || batch.total + length > batch_elements) {
                 flush();
             }

@@ -24,8 +24,12 @@ template <class A, class T, class Op>
 void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     k.scan[0] = &scan_line<A, T, Op, false>;
     k.scan[1] = &scan_line<A, T, Op, true>;
-    k.scan_segments[0] = &scan_segments<A, T, Op, false>;
-    k.scan_segments[1] = &scan_segments<A, T, Op, true>;
+    if constexpr (scans_segments_in_vectors<A, T, Op>()) {
+        k.scan_segments[0] = &scan_segments<A, T, Op, false>;
+        k.scan_segments[1] = &scan_segments<A, T, Op, true>;
+    } else {
+        k.scan_segments[0] = k.scan_segments[1] = nullptr;
+    }
     if constexpr (Op::scans_chunks_from_totals) {
         k.scan_local[0] = k.scan_local[1] = nullptr;
         k.rebase = nullptr;
