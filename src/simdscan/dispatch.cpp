@@ -80,6 +80,9 @@ struct Tables {
         for (std::size_t i = 0; i < sizeof(tiers) / sizeof(tiers[0]); ++i) {
             if (tiers[i].supported()) {
                 table[i] = tiers[i].make();
+                if (i > 0) {
+                    take_scalar_kernels(table[i], table[0]);
+                }
                 best = i;
             }
         }

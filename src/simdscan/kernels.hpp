@@ -207,10 +207,25 @@ struct TypedKernels {
     T order_key;
 };
 
+// A type as a value (a visitor's argument).
+template <class T>
+struct TypeTag {
+    using type = T;
+};
+
+// The element types that every tier scans one element at a time (the same code in each).
+template <class T>
+struct scalar_only : std::integral_constant<bool, !std::is_arithmetic<T>::value> {};
+
 template <template <class> class StateOf, class... Ts>
 struct TypedKernelSet : TypedKernels<Ts, StateOf<Ts>>... {
     template <class T>
     const TypedKernels<T, StateOf<T>>& get() const { return *this; }
+    template <class T>
+    TypedKernels<T, StateOf<T>>& get() { return *this; }
+    // visit(TypeTag<T>{}) for each element type T of the set.
+    template <class Visit>
+    static void for_each_type(Visit&& visit) { (visit(TypeTag<Ts>{}), ...); }
 };
 
 // Signed integers scan as their unsigned twins: the same bits, and wrap-around is defined.
@@ -250,6 +265,35 @@ struct KernelTable {
     // `streams`: past the caches, where the ISA streams.
     void (*copy_byteswapped[3])(const void* from, void* to, std::ptrdiff_t n, bool streams);
 };
+
+// Every typed kernel set of a table beside the same set of another: visit(to's set, from's set).
+template <class Visit>
+void visit_kernel_sets(KernelTable& to, const KernelTable& from, Visit&& visit) {
+    visit(to.summation, from.summation);
+    visit(to.product, from.product);
+    visit(to.compensated_summation, from.compensated_summation);
+    visit(to.nan_skipping_summation, from.nan_skipping_summation);
+    visit(to.nan_skipping_product, from.nan_skipping_product);
+    visit(to.nan_skipping_compensated_summation, from.nan_skipping_compensated_summation);
+    visit(to.extremum, from.extremum);
+    visit(to.nan_skipping_maximum, from.nan_skipping_maximum);
+    visit(to.nan_skipping_minimum, from.nan_skipping_minimum);
+    visit(to.log_sum_exp, from.log_sum_exp);
+    visit(to.forward_fill, from.forward_fill);
+}
+
+// A tier's table takes the lowest tier's kernels for the types no tier vectorizes (compiled there only).
+inline void take_scalar_kernels(KernelTable& tier, const KernelTable& lowest) {
+    visit_kernel_sets(tier, lowest, [](auto& to, const auto& from) {
+        using Set = std::decay_t<decltype(to)>;
+        Set::for_each_type([&](auto type) {
+            using T = typename decltype(type)::type;
+            if constexpr (scalar_only<T>::value) {
+                to.template get<T>() = from.template get<T>();
+            }
+        });
+    });
+}
 
 constexpr std::size_t byteswap_slot(std::size_t unit_bytes) { return unit_bytes == 2 ? 0 : unit_bytes == 4 ? 1 : 2; }
 

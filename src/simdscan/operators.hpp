@@ -10,11 +10,6 @@
 namespace simdscan {
 namespace detail {
 
-template <class T>
-struct TypeTag {
-    using type = T;
-};
-
 // The key whose bits, xor an element's, order elements of type O (stored as C) for a running maximum in C's own
 // order (unsigned for integers) as a maximum or a minimum in O's: the sign bit for a signed maximum (its
 // negatives then come first), every other bit for a signed minimum, every bit for an unsigned minimum; for floats,

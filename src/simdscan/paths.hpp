@@ -267,30 +267,43 @@ std::size_t threads_for(const Job<S, C, State>& job) {
     return threads_for(job.plan.lines * job.plan.n * std::ptrdiff_t(sizeof(S)));
 }
 
-// A segmented line's segments (segments.hpp) on `threads` threads: each thread scans, by scan_segment(engine, begin,
-// length) or a batch at a time by its engine, the segments that begin in its share of the line's positions; those
-// longer than long_segment wait, to be scanned by all the threads together, chunk by chunk (scan_long(begin,
-// length)).
+// A segmented line's segments (segments.hpp) on `threads` threads: each thread scans (scan_segments_from) the
+// segments that begin in its share of the line's positions; those longer than long_segment wait, to be scanned by
+// all the threads together, chunk by chunk (scan_long(begin, length)).
+// Where segments begin and how long they are.
+using SegmentList = std::vector<std::pair<std::ptrdiff_t, std::ptrdiff_t>>;
+
+// Scans with `engine` the segments of `line` that begin at scan positions [from, to): the short ones a batch at a
+// time, the others by scan_segment(engine, line, begin, length), but those longer than long_segment, which are put
+// in long_ones.
+template <class C, class Engine, class ScanSegment>
+void scan_segments_from(Engine& engine, const SegmentStarts& starts, const Operands& line, std::ptrdiff_t from,
+                        std::ptrdiff_t to, std::ptrdiff_t long_segment, SegmentList& long_ones,
+                        const ScanSegment& scan_segment) {
+    for_each_segment(
+        starts, short_segment<C>(), Engine::batch_elements, from, to,
+        [&](const SegmentBatch& batch) { engine.scan_segments(line, batch); },
+        [&](std::ptrdiff_t begin, std::ptrdiff_t length) {
+            if (length > long_segment) {
+                long_ones.emplace_back(begin, length);
+            } else {
+                scan_segment(engine, line, begin, length);
+            }
+        });
+}
+
 template <class C, class MakeEngine, class ScanSegment, class ScanLong>
 void scan_segments_parallel(const Plan& plan, const Operands& line, std::size_t threads, std::ptrdiff_t long_segment,
-                            MakeEngine&& make_engine, ScanSegment&& scan_segment, ScanLong&& scan_long) {
+                            MakeEngine&& make_engine, const ScanSegment& scan_segment, ScanLong&& scan_long) {
     const SegmentStarts starts(plan, line[Role::reset]);
     const std::ptrdiff_t share = (plan.n + std::ptrdiff_t(threads) - 1) / std::ptrdiff_t(threads);
-    std::vector<std::vector<std::pair<std::ptrdiff_t, std::ptrdiff_t>>> long_ones(threads);
+    std::vector<SegmentList> long_ones(threads);
     parallel_for(threads, threads, [&](std::size_t t) {
         const std::ptrdiff_t from = std::ptrdiff_t(t) * share;
         const std::ptrdiff_t to = std::min(plan.n, from + share);
         auto engine = make_engine();
-        for_each_segment(
-            starts, short_segment<C>(), decltype(engine)::batch_elements, from == 0 ? 0 : starts.next(from - 1), to,
-            [&](const SegmentBatch& batch) { engine.scan_segments(line, batch); },
-            [&](std::ptrdiff_t begin, std::ptrdiff_t length) {
-                if (length > long_segment) {
-                    long_ones[t].emplace_back(begin, length);
-                } else {
-                    scan_segment(engine, begin, length);
-                }
-            });
+        scan_segments_from<C>(engine, starts, line, from == 0 ? 0 : starts.next(from - 1), to, long_segment,
+                              long_ones[t], scan_segment);
     });
     for (const auto& segments : long_ones) {
         for (const auto& [begin, length] : segments) {
@@ -338,27 +351,21 @@ void run_lines(const Job<S, C, State>& job, bool streamed, MakeEngine&& make_eng
                     scan_long(0, plan.n);
                     continue;
                 }
-                scan_segments_parallel<C>(
-                    plan, line, threads, indexed ? plan.n : 4 * chunk_elements<C>(), make_engine,
-                    [&](auto& engine, std::ptrdiff_t begin, std::ptrdiff_t length) {
-                        scan_segment(engine, line, begin, length);
-                    },
-                    scan_long);
+                scan_segments_parallel<C>(plan, line, threads, indexed ? plan.n : 4 * chunk_elements<C>(), make_engine,
+                                          scan_segment, scan_long);
             }
         });
         return;
     }
     parallel_ranges(plan.lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
         auto engine = make_engine();
+        SegmentList none;  // (none is long: a line's segments are all on this thread)
         for_each_run(plan.others, begin, end, [&](const LineOffsets& first, std::ptrdiff_t count) {
             for (std::ptrdiff_t r = 0; r < count; ++r) {
                 const Operands line = operands_at(plan.data, first, r, inner.stride);
                 if (segmented) {
-                    for_each_segment(
-                        SegmentStarts(plan, line[Role::reset]), short_segment<C>(), decltype(engine)::batch_elements,
-                        0, plan.n,
-                        [&](const SegmentBatch& batch) { engine.scan_segments(line, batch); },
-                        [&](std::ptrdiff_t at, std::ptrdiff_t length) { scan_segment(engine, line, at, length); });
+                    scan_segments_from<C>(engine, SegmentStarts(plan, line[Role::reset]), line, 0, plan.n, plan.n,
+                                          none, scan_segment);
                 } else {
                     scan_segment(engine, line, 0, plan.n);
                 }

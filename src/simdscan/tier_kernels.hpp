@@ -115,9 +115,16 @@ struct NaNSkippingCompensatedOps {
     using op = NaNSkippingSummation<CompensatedOp<T>>;
 };
 
+// Each type's kernels; those of the types no tier vectorizes in the lowest tier only (take_scalar_kernels).
 template <class A, class Ops, template <class> class StateOf, class... Ts>
 void fill_set(TypedKernelSet<StateOf, Ts...>& set) {
-    (fill_typed<A, Ts, typename Ops::template op<Ts>>(static_cast<TypedKernels<Ts, StateOf<Ts>>&>(set)), ...);
+    const auto fill = [&](auto type) {
+        using T = typename decltype(type)::type;
+        if constexpr (SIMDSCAN_TIER_LOWEST || !scalar_only<T>::value) {
+            fill_typed<A, T, typename Ops::template op<T>>(static_cast<TypedKernels<T, StateOf<T>>&>(set));
+        }
+    };
+    (fill(TypeTag<Ts>{}), ...);
 }
 
 }  // namespace SIMDSCAN_TIER
