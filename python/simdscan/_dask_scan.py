@@ -208,7 +208,8 @@ def _combine(
 ) -> Any:
     """Step 4: one chunk's result, ``carry op local`` (the carry broadcast along ``axis``).
 
-    The first chunk in scan order has no carry and is its local scan as it is. For an exclusive scan, the
+    The first chunk in scan order that holds elements (``first``) has no carry and is its local scan as it is (the
+    empty chunks before it carry nothing to it, see :func:`_carries`). For an exclusive scan, the
     first element of a chunk in scan order is the carry itself (not ``carry op identity``: a carry of
     -0.0 stays -0.0). With indices the local scans are inclusive, and an exclusive result is the inclusive one
     moved one place in scan order, the carry entering first (the first chunk's carry: the identity and -1)."""
@@ -308,7 +309,7 @@ def _segment_total(
     return _select(empty, _neutral_block(shape, op, acc), total), cut, empty
 
 
-def _empty_carry(shape: list[int], op: _Op, acc: np.dtype) -> tuple[Any, np.ndarray]:
+def _empty_carry(op: _Op, acc: np.dtype, shape: list[int]) -> tuple[Any, np.ndarray]:
     """The carry into the first chunk in the walk: no element (the neutral element, with indices -1)."""
     return _neutral_block(shape, op, acc), np.ones(shape, dtype=bool)
 
@@ -353,59 +354,163 @@ def _segment_combine(
 
 
 # --------------------------------------------------------------------------
+# per-chunk functions of ffill (see _ffill)
+# --------------------------------------------------------------------------
+def _fill_chunk(block: np.ndarray, *flags: np.ndarray, axis: int, decreasing: bool, limit: Optional[int]) -> Any:
+    """simdscan's fill of one chunk along ``axis``, segmented by the chunk's reset flags (``flags``) where given."""
+    off_in_dask_workers()
+    direction = Direction.DECREASING if decreasing else Direction.INCREASING
+    return simdscan.ffill(block, axis, direction=direction, limit=limit, reset=flags[0] if flags else None)
+
+
+def _unfilled(block: np.ndarray, *flags: np.ndarray) -> np.ndarray:
+    """A copy of the block, as simdscan.ffill returns an input without NaN (its flags only read)."""
+    return np.array(block, copy=True)
+
+
+def _data_and_numbers(block: np.ndarray) -> tuple[np.ndarray, np.ndarray, Any]:
+    """The block's data, where it holds a number, and its mask (False unless masked): a masked element is missing, as
+    NaN is, as simdscan.ffill takes a masked array."""
+    data = np.asarray(block)
+    mask = np.ma.getmask(block) if type(block) is not np.ndarray else np.False_
+    return data, ~np.isnan(data) & ~mask, mask
+
+
+def _walked(a: np.ndarray, axis: int, decreasing: bool) -> np.ndarray:
+    """``a``'s lines along ``axis`` on the last axis, in the walk's order (a view)."""
+    lines = np.moveaxis(a, axis, -1)
+    return lines[..., ::-1] if decreasing else lines
+
+
+def _fill_total(block: np.ndarray, *flags: np.ndarray, axis: int, decreasing: bool) -> tuple[np.ndarray, ...]:
+    """Step 2 of a fill: the chunk's (value, run, found, cut), each of length 1 along ``axis``.
+
+    ``cut`` where the chunk holds a reset; ``found`` where its last segment in the walk (the elements walked after
+    its last cut, all of them without one) holds a number, ``value`` the last such number and ``run`` the count of
+    elements walked after it (all of the chunk's where no number is found)."""
+    data, numbers, _ = _data_and_numbers(block)
+    lines = _walked(data, axis, decreasing)
+    n = lines.shape[-1]
+    position = np.arange(n)
+    after: Any = np.zeros(lines.shape[:-1], dtype=np.intp)  # the walk position of the last segment's first element
+    cut: Any = np.zeros(lines.shape[:-1], dtype=bool)
+    if flags:
+        marks = _walked(flags[0], axis, decreasing)
+        # a decreasing walk crosses a reset's cut just after walking its element, an increasing one just before
+        after = np.where(marks, position + int(decreasing), 0).max(axis=-1, initial=0)
+        cut = marks.any(axis=-1)
+    found = _walked(numbers, axis, decreasing) & (position >= after[..., None])
+    at = np.where(found, position, -1).max(axis=-1, initial=-1)
+    if n:
+        value = np.take_along_axis(lines, np.maximum(at, 0)[..., None], axis=-1)[..., 0]
+    else:
+        value = np.zeros(lines.shape[:-1], dtype=lines.dtype)
+    return tuple(np.expand_dims(part, axis) for part in (value, n - 1 - at, at >= 0, cut))
+
+
+def _fill_start(dtype: np.dtype, shape: list[int]) -> tuple[np.ndarray, ...]:
+    """The carry into the first chunk in the walk, (value, run, found): no number found."""
+    return np.zeros(shape, dtype=dtype), np.zeros(shape, dtype=np.intp), np.zeros(shape, dtype=bool)
+
+
+def _fill_step(carry: tuple[np.ndarray, ...], total: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    """Step 3 of a fill: the carry past one chunk: the chunk's own last number where it has one, no number past a
+    cut, else the carry on, its run longer by the chunk's length."""
+    (value, run, found), (own, own_run, own_found, cut) = carry, total
+    return (np.where(own_found, own, value), np.where(own_found | cut, own_run, run + own_run),
+            own_found | (found & ~cut))
+
+
+def _fill_combine(
+    carry: tuple[np.ndarray, ...], block: np.ndarray, *flags: np.ndarray, axis: int, decreasing: bool,
+    limit: Optional[int], block_info: Optional[dict[Any, Any]] = None,
+) -> Any:
+    """Step 4 of a fill: the chunk's own fill, and the carry's number in the NaNs walked before the chunk's first
+    number and first segment start, as far as ``limit`` allows (the carry's run counts towards it).
+
+    With ``limit``, the NaNs left are those of simdscan.ffill on the whole axis, and so are their bits: as there, a NaN
+    past the limit keeps its own (where the core's fill may give a NaN other bits, as float16's quieted); a NaN with
+    no number before it in its segment counts its distance from a number just before the whole axis in the walk."""
+    result = _fill_chunk(block, *flags, axis=axis, decreasing=decreasing, limit=limit)
+    value, run, found = carry
+    assert block_info is not None
+    start, stop = block_info[None]["array-location"][axis]
+    offset = block_info[None]["shape"][axis] - stop if decreasing else start  # the elements walked before the chunk
+    if not found.any() and (limit is None or offset == 0):
+        return result
+    data, stops, mask = _data_and_numbers(block)
+    filled = np.asarray(result)  # (a masked result keeps its mask, its data filled)
+    if flags:
+        stops |= _starts(flags[0], axis, decreasing)
+    reached = _head(stops, axis, decreasing) & found
+    if limit is not None:
+        n = block.shape[axis]
+        shape = [1] * block.ndim
+        shape[axis] = n
+        walked = (np.arange(n, 0, -1) if decreasing else np.arange(1, n + 1)).reshape(shape)
+        distance = np.where(reached, run + walked, offset + walked)  # the chunk's fill counts from its own start
+        np.copyto(filled, data, where=np.isnan(filled) & (distance > limit) & ~mask)
+        reached &= distance <= limit
+    np.copyto(filled, value, where=reached)
+    return result
+
+
+# --------------------------------------------------------------------------
 # graph construction
 # --------------------------------------------------------------------------
 def _copy(total: Any) -> Any:
     return tuple(np.array(part) for part in total) if isinstance(total, tuple) else np.array(total)
 
 
-def _carries(totals: da.Array, op: _Op, axis: int, decreasing: bool, acc: np.dtype) -> da.Array:
+def _carries(
+    totals: da.Array, op: _Op, axis: int, decreasing: bool, acc: np.dtype, sizes: tuple[int, ...]
+) -> da.Array:
     """Step 3: the exclusive scan of the chunk totals along the chunk grid, as a chain of tiny tasks.
 
-    ``totals`` has one element per chunk along ``axis``. The carry of the first chunk in scan order is the
-    neutral element (used only by an exclusive scan with indices), the next one's is the first total, and each
-    following carry is the previous carry combined with the previous total."""
+    ``totals`` has one element per chunk along ``axis``, whose lengths are ``sizes``. The carry into a chunk is the
+    neutral element (used only by an exclusive scan with indices) until the walk has passed a chunk with elements,
+    then the first such total, then each such total combined with the carry into its chunk. An empty chunk's total
+    is no element, so it is never combined: fmax's NaN would stand for a value, and 0 would turn a carried -0.0 into
+    +0.0."""
     nb = totals.numblocks[axis]
-    name = "simdscan-carry-" + tokenize(totals.name, op, axis, decreasing, acc.str)
+    name = "simdscan-carry-" + tokenize(totals.name, op, axis, decreasing, acc.str, sizes)
+    order = list(range(nb - 1, -1, -1)) if decreasing else list(range(nb))
+    other = [range(n) if i != axis else [0] for i, n in enumerate(totals.numblocks)]
+    dsk: dict[Any, Any] = {}
+    for ind in product(*other):
+        shape = tuple(totals.chunks[i][j] if i != axis else 1 for i, j in enumerate(ind))
+        past: Any = None  # the task of the carry past the chunks walked so far, None while they hold no element
+        for k in order:
+            key = (name,) + ind[:axis] + (k,) + ind[axis + 1 :]
+            dsk[key] = (_neutral_block, list(shape), op, acc) if past is None else past
+            if sizes[k]:
+                total = (totals.name,) + key[1:]
+                past = (_copy, total) if past is None else (_apply, op, key, total)
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=[totals])
+    return da.Array(graph, name, totals.chunks, meta=np.empty((0,) * totals.ndim, dtype=acc))
+
+
+def _chain(
+    totals: da.Array, label: str, axis: int, decreasing: bool, dtype: np.dtype, start: tuple[Any, ...],
+    step: tuple[Any, ...],
+) -> da.Array:
+    """Step 3 of a segmented scan or of a fill: the carries into the chunks, as a chain of tiny tasks over the chunk
+    totals in the walk's order: ``start`` with the carry's shape appended into the first chunk, then ``step`` with the
+    carry into the previous chunk and its total appended (an empty chunk's total says it adds no element)."""
+    nb = totals.numblocks[axis]
+    name = f"simdscan-{label}-" + tokenize(totals.name, axis, decreasing, dtype.str, start, step)
     order = list(range(nb - 1, -1, -1)) if decreasing else list(range(nb))
     other = [range(n) if i != axis else [0] for i, n in enumerate(totals.numblocks)]
     dsk: dict[Any, Any] = {}
     for ind in product(*other):
         shape = tuple(totals.chunks[i][j] if i != axis else 1 for i, j in enumerate(ind))
         prev: tuple[Any, ...] = ()
-        for step, k in enumerate(order):
+        for k in order:
             key = (name,) + ind[:axis] + (k,) + ind[axis + 1 :]
-            if step == 0:
-                dsk[key] = (_neutral_block, list(shape), op, acc)
-            elif step == 1:
-                dsk[key] = (_copy, (totals.name,) + prev[1:])  # a copy of the first total
-            else:
-                dsk[key] = (_apply, op, (name,) + prev[1:], (totals.name,) + prev[1:])
+            dsk[key] = (*step, prev, (totals.name,) + prev[1:]) if prev else (*start, list(shape))
             prev = key
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[totals])
-    return da.Array(graph, name, totals.chunks, meta=np.empty((0,) * totals.ndim, dtype=acc))
-
-
-def _segmented_carries(totals: da.Array, op: _Op, axis: int, decreasing: bool, acc: np.dtype) -> da.Array:
-    """Step 3 of a segmented scan: the carries into the chunks, (value, empty), as a chain of tiny tasks over the
-    chunk totals (value, cut, empty), in the walk's order (as :func:`_carries`)."""
-    nb = totals.numblocks[axis]
-    name = "simdscan-segment-carry-" + tokenize(totals.name, op, axis, decreasing, acc.str)
-    order = list(range(nb - 1, -1, -1)) if decreasing else list(range(nb))
-    other = [range(n) if i != axis else [0] for i, n in enumerate(totals.numblocks)]
-    dsk: dict[Any, Any] = {}
-    for ind in product(*other):
-        shape = tuple(totals.chunks[i][j] if i != axis else 1 for i, j in enumerate(ind))
-        prev: tuple[Any, ...] = ()
-        for step, k in enumerate(order):
-            key = (name,) + ind[:axis] + (k,) + ind[axis + 1 :]
-            if step == 0:
-                dsk[key] = (_empty_carry, list(shape), op, acc)
-            else:
-                dsk[key] = (_carry_step, op, (name,) + prev[1:], (totals.name,) + prev[1:])
-            prev = key
-    graph = HighLevelGraph.from_collections(name, dsk, dependencies=[totals])
-    return da.Array(graph, name, totals.chunks, meta=np.empty((0,) * totals.ndim, dtype=acc))
+    return da.Array(graph, name, totals.chunks, meta=np.empty((0,) * totals.ndim, dtype=dtype))
 
 
 def _reset_operand(reset: Any, shape: tuple[int, ...], axis: Any) -> Any:
@@ -437,6 +542,44 @@ def _aligned_reset(flags: Union[np.ndarray, da.Array], x: da.Array) -> da.Array:
     own = tuple(x.chunks[lead + d] if n == x.shape[lead + d] else (n,) for d, n in enumerate(flags.shape))
     lazy = flags.rechunk(own) if isinstance(flags, da.Array) else da.from_array(flags, chunks=own)
     return da.broadcast_to(lazy, x.shape, chunks=x.chunks)
+
+
+def _walked_layout(x: da.Array, axis: Optional[int]) -> tuple[da.Array, int]:
+    """``x`` as a scan walks it and the axis it walks: ``axis=None`` flattened in C order, 0-d as shape (1,), a
+    negative axis counted from the end; ValueError for unknown chunk sizes."""
+    given = x
+    if axis is None:
+        if x.size == 0:  # (dask cannot reshape every empty array)
+            x = da.from_array(np.empty(0, dtype=x.dtype))
+        else:
+            if x.ndim > 1 and 0 in sum(x.chunks, ()):  # Dask's ravel fails on empty chunks: drop them first
+                x = x.rechunk(tuple(tuple(c for c in chunks if c) for chunks in x.chunks))
+            x = x.ravel()  # C order, as NumPy; may rechunk a multi-dimensional chunking
+        axis = 0
+    else:
+        if x.ndim == 0:
+            x = x.reshape(1)  # simdscan scans a 0-d input as shape (1,)
+        axis = operator.index(axis)
+        if axis < 0:
+            axis += x.ndim
+    if any(np.isnan(c) for chunks in given.chunks + x.chunks for c in chunks):
+        raise ValueError(
+            "simdscan.dask needs known chunk sizes; call compute_chunk_sizes() on the array first"
+        )
+    return x, axis
+
+
+def _segments(flags: Union[np.ndarray, da.Array, None], given: da.Array, x: da.Array) -> tuple[da.Array, ...]:
+    """The checked flags (:func:`_reset_operand`) of the input ``given`` in the shape and chunks of ``x``, the array
+    the scan walks (flattened or reshaped from ``given``), as a tuple of one; none without flags."""
+    if flags is None:
+        return ()
+    if x.size == 0:
+        return (da.zeros(x.shape, dtype=bool, chunks=x.chunks),)
+    # broadcast to the input as given, flattened with it as the data is, then in the scanned array's chunks
+    r = _aligned_reset(flags, given)
+    r = _walked_layout(r, None)[0] if r.shape != x.shape else r
+    return (r if r.chunks == x.chunks else r.rechunk(x.chunks),)
 
 
 def _scan(
@@ -473,30 +616,8 @@ def _scan(
     acc = _accumulation_dtype(op, rdt, compensated)
 
     given = x
-    if axis is None:
-        if x.size == 0:  # (dask cannot reshape every empty array)
-            x = da.from_array(np.empty(0, dtype=x.dtype))
-        else:
-            x = x.ravel()  # C order, as NumPy; may rechunk a multi-dimensional chunking
-        axis = 0
-    else:
-        if x.ndim == 0:
-            x = x.reshape(1)  # simdscan scans a 0-d input as shape (1,)
-        axis = operator.index(axis)
-        if axis < 0:
-            axis += x.ndim
-    if any(np.isnan(c) for chunks in given.chunks + x.chunks for c in chunks):
-        raise ValueError(
-            "simdscan.dask needs known chunk sizes; call compute_chunk_sizes() on the array first"
-        )
-    segments: tuple[da.Array, ...] = ()
-    if flags is not None and x.size == 0:
-        segments = (da.zeros(x.shape, dtype=bool, chunks=x.chunks),)
-    elif flags is not None:
-        # broadcast to the input as given, flattened or reshaped with it, then in the scanned array's chunks
-        r = _aligned_reset(flags, given)
-        r = r.reshape(x.shape) if r.shape != x.shape else r
-        segments = (r if r.chunks == x.chunks else r.rechunk(x.chunks),)
+    x, axis = _walked_layout(x, axis)
+    segments = _segments(flags, given, x)
 
     meta_acc = np.empty((0,) * x.ndim, dtype=acc)
     meta_rdt = np.empty((0,) * x.ndim, dtype=rdt)
@@ -531,14 +652,15 @@ def _scan(
             meta=meta_acc,
             **common,
         )
-        carries = _carries(totals, op, axis, decreasing, acc)
+        carries = _carries(totals, op, axis, decreasing, acc, x.chunks[axis])
+        walk = range(nb - 1, -1, -1) if decreasing else range(nb)
         local = da.map_blocks(
             _combine,
             carries,
             local,
             decreasing=decreasing,
             exclusive=exclusive,
-            first=nb - 1 if decreasing else 0,
+            first=next((k for k in walk if x.chunks[axis][k]), walk[0]),  # (the empty chunks before: no carry)
             rdt=rdt,
             chunks=x.chunks,
             dtype=rdt,  # (with indices: of the values, exact in the result dtype)
@@ -593,7 +715,7 @@ def _segmented(
         meta=meta_acc,
         **common,
     )
-    carries = _segmented_carries(totals, op, axis, decreasing, acc)
+    carries = _chain(totals, "segment-carry", axis, decreasing, acc, (_empty_carry, op, acc), (_carry_step, op))
     return da.map_blocks(
         _segment_combine,
         carries,
@@ -637,3 +759,40 @@ def _cumulative(product: bool, x: Any, axis: Any, dtype: Any, include_initial: A
     chunks[ax] = (1,)
     identity = da.full(tuple(shape), 1 if product else 0, dtype=rdt, chunks=tuple(chunks))
     return da.concatenate([body, identity] if is_decreasing(direction) else [identity, body], axis=ax)
+
+
+def _ffill(a: Any, axis: Optional[int], direction: Any, limit: Any, reset: Any) -> da.Array:
+    """simdscan.dask.ffill: each chunk filled by simdscan, then the carry across chunks (the last number walked in each
+    line, with the count of elements walked since it for ``limit``) filling the NaNs that open a chunk, cut at
+    segment starts as the segmented scans' carries are (:func:`_segmented`)."""
+    x = a if isinstance(a, da.Array) else da.asarray(a)
+    blank = (0,) * x.ndim
+    # simdscan.ffill's checks, in its order (axis, limit, reset, dtype and direction), on empty arrays
+    simdscan.ffill(np.empty(blank), axis, limit=limit)
+    flags = None if reset is None else _reset_operand(reset, x.shape, axis)
+    rdt = simdscan.ffill(np.empty(blank, dtype=x.dtype), axis, direction=direction, limit=limit).dtype
+    decreasing = is_decreasing(direction)
+    limit = None if limit is None else operator.index(limit)
+    given = x
+    x, axis = _walked_layout(x, axis)
+    segments = _segments(flags, given, x)
+    meta = np.empty((0,) * x.ndim, dtype=rdt)
+    if rdt.kind not in "fc":  # no NaN: a copy, which reads a Dask reset still, so that its values are checked
+        return da.map_blocks(_unfilled, x, *(segments if isinstance(flags, da.Array) else ()), dtype=rdt, meta=meta)
+    nb = x.numblocks[axis]
+    options: dict[str, Any] = dict(axis=axis, decreasing=decreasing)
+    if nb <= 1:
+        return da.map_blocks(_fill_chunk, x, *segments, limit=limit, dtype=rdt, meta=meta, **options)
+    totals = da.map_blocks(
+        _fill_total,
+        x,
+        *segments,
+        chunks=tuple((1,) * nb if i == axis else c for i, c in enumerate(x.chunks)),
+        dtype=rdt,
+        meta=meta,
+        **options,
+    )
+    carries = _chain(totals, "fill-carry", axis, decreasing, rdt, (_fill_start, rdt), (_fill_step,))
+    return da.map_blocks(
+        _fill_combine, carries, x, *segments, limit=limit, chunks=x.chunks, dtype=rdt, meta=meta, **options
+    )

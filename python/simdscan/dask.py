@@ -1,11 +1,12 @@
 """The scan family over Dask arrays, every chunk scanned by simdscan.
 
 ``cumsum``, ``cumprod``, ``cummax``, ``cummin``, ``nancummax``, ``nancummin``, ``nancumsum``, ``nancumprod``,
-``logcumsumexp``, ``cumulative_sum`` and ``cumulative_prod`` of this module take a :class:`dask.array.Array` and
-return one, lazily, with the semantics and the keywords of the NumPy-level function of the same name in
-:mod:`simdscan` (direction, exclusive, dtype, compensated, return_indices, include_initial, reset), ``out=``
-excepted, and Dask's ``method=`` besides (accepted, see :func:`cumsum`). The NumPy-level functions hand a Dask array
-to these. This module needs Dask (``pip install simdscan[dask]``); ``import simdscan`` never imports it.
+``logcumsumexp``, ``cumulative_sum``, ``cumulative_prod`` and ``ffill`` of this module take a
+:class:`dask.array.Array` and return one, lazily, with the semantics and the keywords of the NumPy-level function of
+the same name in :mod:`simdscan` (direction, exclusive, dtype, compensated, return_indices, include_initial, limit,
+reset), ``out=`` excepted, and Dask's ``method=`` besides for the scans (accepted, see :func:`cumsum`). The NumPy-level
+functions hand a Dask array to these. This module needs Dask (``pip install simdscan[dask]``); ``import simdscan``
+never imports it.
 
 How the scan is built (nothing is computed until the result is):
 
@@ -24,17 +25,25 @@ carry combined with it); and a carry reaches only the elements walked before the
 its first reset when increasing, from its last reset on when decreasing), so a segment spans chunks, and a reset at a
 chunk's first index stops the carry out of it in a decreasing walk.
 
+:func:`ffill` follows the same steps, its carry the last number walked in each line (found or not) with the count of
+elements walked since it, for ``limit``: a chunk with a number in its last segment passes on that number, one with a
+reset and no such number passes on none, any other passes on the carry, its count longer by the chunk's length; the
+carry fills the NaNs walked before the chunk's first number and first segment start, as far as ``limit`` allows.
+
 One table (``_OPS``) says, per function, which simdscan function scans a chunk and which ufunc combines a carry
 with what follows it: :data:`numpy.add` (cumsum, and nancumsum, whose chunk totals are NaN-free sums),
 :data:`numpy.multiply` (cumprod, nancumprod), :data:`numpy.maximum` / :data:`numpy.minimum` (cummax, cummin: NaN
 propagates), :data:`numpy.fmax` / :data:`numpy.fmin` (nancummax, nancummin: the total of an all-NaN chunk is
 NaN, which these skip, so it never poisons a carry) and :data:`numpy.logaddexp` (logcumsumexp). An empty
 chunk's total is the ufunc's neutral element (0, 1, the dtype's lowest or highest value, NaN for fmax / fmin on
-floats, -inf).
+floats, -inf), but it stands for no element and is never combined: the carry passes an empty chunk as it is (a
+carried -0.0 stays -0.0), and the first chunk with elements in the walk is its own scan (an exclusive nancummax
+begins with -inf, not NaN, after empty chunks).
 
 The data is never rechunked, flipped or copied into another layout: the result has the input's chunks
 (with ``axis=None`` the array is first flattened in C order by :meth:`dask.array.Array.ravel`, which may
-rechunk an array chunked across more than its last axis).
+rechunk an array chunked across more than its last axis; empty chunks of a multi-dimensional array are dropped
+first, as that ravel cannot reshape them).
 
 Accuracy. Integer results are exact: integers wrap modulo 2**bits in the result dtype, exactly as simdscan
 does on the whole array, whatever the chunking. Running extrema (values and indices) are exact. Floating-point
@@ -57,12 +66,12 @@ from typing import Any, Optional, Union
 import dask.array as da
 
 from ._arithmetic import Axis, Directions, Exclusives
-from ._dask_scan import _cumulative, _scan, check_method
+from ._dask_scan import _cumulative, _ffill, _scan, check_method
 from ._runtime import Direction
 
 __all__ = [
-    "cummax", "cummin", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "logcumsumexp", "nancummax",
-    "nancummin", "nancumprod", "nancumsum",
+    "cummax", "cummin", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "ffill", "logcumsumexp",
+    "nancummax", "nancummin", "nancumprod", "nancumsum",
 ]
 
 # --------------------------------------------------------------------------
@@ -311,3 +320,47 @@ def cumulative_prod(x: da.Array, /, *, axis: Optional[int] = None, dtype: Any = 
     """
     check_method(method)
     return _cumulative(True, x, axis, dtype, include_initial, direction, reset)
+
+
+def ffill(a: da.Array, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
+          limit: Optional[int] = None, reset: Any = None) -> da.Array:
+    """Lazy forward fill of a Dask array: each NaN takes the last number before it in the walk, every chunk filled by
+    :func:`simdscan.ffill` and the last number carried across chunks (see the module's description).
+
+    Parameters
+    ----------
+    a : dask.array.Array
+        Input data (anything else is wrapped by :func:`dask.array.asarray`). Chunk sizes must be known. Floating and
+        complex types are filled; integer and bool arrays have no NaN and come back as they are.
+    axis : int or None, optional
+        The axis to fill along; None fills the C-order flattened array, as :func:`cumsum` flattens it.
+    direction : {"increasing", "decreasing"} or simdscan.Direction
+        The order of the walk: "decreasing" is the backward fill, each NaN taking the first number after it.
+    limit : int, optional
+        At most this many consecutive NaNs in the walk are filled after each number, counted across chunk boundaries.
+    reset : array_like or dask.array.Array, optional
+        As :func:`cumsum`: a fill never crosses the start of a segment.
+
+    Returns
+    -------
+    dask.array.Array
+        The lazy result, of ``a``'s dtype and with its chunks (for an int ``axis``). Computed, it equals
+        ``simdscan.ffill(a.compute(), axis, ...)`` bit for bit (the NaNs left too), whatever the chunking.
+
+    Raises
+    ------
+    numpy.exceptions.AxisError, ValueError, TypeError
+        As :func:`simdscan.ffill`, at once; but a Dask ``reset``'s values other than 0 and 1 raise ValueError when
+        they are computed.
+
+    Examples
+    --------
+    >>> x = da.from_array(np.array([np.nan, 1.0, np.nan, np.nan, np.nan, 2.0, np.nan]), chunks=2)
+    >>> simdscan.dask.ffill(x).compute()
+    array([nan,  1.,  1.,  1.,  1.,  2.,  2.])
+    >>> simdscan.dask.ffill(x, limit=2).compute()
+    array([nan,  1.,  1.,  1., nan,  2.,  2.])
+    >>> simdscan.dask.ffill(x, direction="decreasing", reset=[0, 0, 0, 0, 1, 0, 0]).compute()
+    array([ 1.,  1., nan, nan,  2.,  2., nan])
+    """
+    return _ffill(a, axis, direction, limit, reset)
