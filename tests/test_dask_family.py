@@ -23,7 +23,8 @@ from numpy.exceptions import AxisError
 import simdscan
 import simdscan.dask as sdask
 from data import seed_of
-from family_reference import LOGCUMSUMEXP_RTOL, check_logcumsumexp
+from dask_compare import check_close
+from family_reference import check_logcumsumexp
 from ops import FAMILY, INDEXED, SCANS
 DIRECTIONS = ["increasing", "decreasing"]
 # "nan32" / "nan64": float32 / float64 with about one NaN in four
@@ -80,24 +81,6 @@ def chunks_along(x, axis):
 
 def scan_length(a, axis):
     return a.size if axis is None or a.ndim == 0 else a.shape[axis]
-
-
-def check_close(got, want, name, nb, where):
-    assert got.dtype == want.dtype, f"{where}: dtype {got.dtype}, simdscan gives {want.dtype}"
-    assert got.shape == want.shape, f"{where}: shape {got.shape}, simdscan gives {want.shape}"
-    if name != "logcumsumexp" or want.size == 0:
-        np.testing.assert_array_equal(got, want, err_msg=where)
-        return
-    # the same non-finite values at the same places, then the stated tolerance on the finite ones
-    np.testing.assert_array_equal(np.isfinite(got), np.isfinite(want), err_msg=where)
-    finite = np.isfinite(want)
-    np.testing.assert_array_equal(got[~finite], want[~finite], err_msg=where)
-    g, w = got[finite].astype(np.float64), want[finite].astype(np.float64)
-    if want.dtype == np.float64:
-        bound = (nb + 1) * 4 * np.finfo(np.float64).eps * (1 + np.abs(w))
-    else:
-        bound = LOGCUMSUMEXP_RTOL[want.dtype.name] * (1 + np.abs(w)) + np.spacing(np.abs(want[finite]))
-    assert np.all(np.abs(g - w) <= bound), f"{where}: off by {np.max(np.abs(g - w) - bound)} beyond the bound"
 
 
 def compare(name, a, x, got, axis, direction, exclusive, extra):

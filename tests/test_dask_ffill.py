@@ -12,10 +12,10 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from dask.callbacks import Callback
 
 import simdscan
 import simdscan.dask as sdask
+from dask_compare import TaskCounter, as_form
 from data import seed_of
 from reference import FLOAT_DTYPES, INT_DTYPES
 
@@ -123,14 +123,6 @@ def make_reset(pattern, rng, shape, starts, axis):
         return line.reshape(shape)
     ax = axis % len(shape)
     return line.reshape([-1 if k == ax else 1 for k in range(len(shape))])
-
-
-def as_form(r, form):
-    kind, dtype = form
-    values = np.asarray(r).astype(dtype)
-    if kind == "numpy":
-        return values
-    return da.from_array(values, chunks=tuple(max(1, -(-n // 2)) for n in values.shape))
 
 
 def computed(result):
@@ -297,15 +289,6 @@ def test_masked_chunks_count_as_missing():
 # --------------------------------------------------------------------------
 # laziness
 # --------------------------------------------------------------------------
-class _TaskCounter(Callback):
-    def __init__(self):
-        super().__init__()
-        self.tasks = 0
-
-    def _pretask(self, key, dsk, state):
-        self.tasks += 1
-
-
 def test_lazy_nothing_computed_until_asked():
     """Neither the data nor a Dask reset is computed while the graph is built; computed, each chunk once."""
     calls = []
@@ -319,7 +302,7 @@ def test_lazy_nothing_computed_until_asked():
     r[::2, 1::3] = True
     x = da.from_array(a, chunks=(2, 3)).map_blocks(produce, dtype=a.dtype, meta=np.empty((0, 0)))
     lazy_reset = da.from_array(r.astype(np.float32), chunks=(3, 4)).map_blocks(produce, dtype=np.float32)
-    with _TaskCounter() as counter:
+    with TaskCounter() as counter:
         results = [sdask.ffill(x, axis, direction=direction, limit=limit, reset=reset)
                    for axis in (0, 1, None) for direction in DIRECTIONS for limit in (None, 2)
                    for reset in (None, r, lazy_reset)]

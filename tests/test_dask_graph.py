@@ -7,23 +7,13 @@ import sys
 import dask.array as da
 import numpy as np
 import pytest
-from dask.callbacks import Callback
 from numpy.exceptions import AxisError
 
 import simdscan
 import simdscan.dask as sdask
-from dask_compare import DIRECTIONS, compare, dask_op, layer_names
+from dask_compare import DIRECTIONS, TaskCounter, compare, dask_op, layer_names
 from params import func
 from reference import OPS
-
-
-class _TaskCounter(Callback):
-    def __init__(self):
-        super().__init__()
-        self.tasks = 0
-
-    def _pretask(self, key, dsk, state):
-        self.tasks += 1
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -36,7 +26,7 @@ def test_lazy_nothing_computed_until_asked(op):
 
     a = np.arange(1.0, 61.0).reshape(6, 10)
     x = da.from_array(a, chunks=(2, 3)).map_blocks(produce, dtype=a.dtype, meta=np.empty((0, 0)))
-    with _TaskCounter() as counter:
+    with TaskCounter() as counter:
         results = [
             dask_op(op)(x, axis, direction=direction, exclusive=exclusive)
             for axis in (0, 1, None)

@@ -14,12 +14,11 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from dask.callbacks import Callback
 
 import simdscan
 import simdscan.dask as sdask
+from dask_compare import TaskCounter, as_form, check_close
 from data import seed_of
-from family_reference import LOGCUMSUMEXP_RTOL
 from ops import SCANS
 from segment_reference import check_segmented
 
@@ -94,15 +93,6 @@ def make_reset(pattern, rng, x, axis):
     return line if ax == len(shape) - 1 else line.reshape([-1 if k == ax else 1 for k in range(len(shape))])
 
 
-def as_form(r, form):
-    """The reset ``r`` as a NumPy or Dask array of the form's dtype, a Dask one in two chunks a dimension."""
-    kind, dtype = form
-    values = np.asarray(r).astype(dtype)
-    if kind == "numpy":
-        return values
-    return da.from_array(values, chunks=tuple(max(1, -(-n // 2)) for n in values.shape))
-
-
 def chunks_along(x, axis):
     if x.ndim == 0 or x.size == 0:
         return 1
@@ -118,20 +108,7 @@ def check(got, want, name, nb, where):
         check(got[1], want[1], "indices", nb, where + " (indices)")
         return
     assert isinstance(got, np.ndarray), f"{where}: returned {type(got)!r}"
-    assert got.dtype == want.dtype, f"{where}: dtype {got.dtype}, simdscan gives {want.dtype}"
-    assert got.shape == want.shape, f"{where}: shape {got.shape}, simdscan gives {want.shape}"
-    if name != "logcumsumexp" or want.size == 0:
-        np.testing.assert_array_equal(got, want, err_msg=where)
-        return
-    finite = np.isfinite(want)
-    np.testing.assert_array_equal(np.isfinite(got), finite, err_msg=where)
-    np.testing.assert_array_equal(got[~finite], want[~finite], err_msg=where)
-    g, w = got[finite].astype(np.float64), want[finite].astype(np.float64)
-    if want.dtype == np.float64:
-        bound = (nb + 1) * 4 * np.finfo(np.float64).eps * (1 + np.abs(w))
-    else:
-        bound = LOGCUMSUMEXP_RTOL[want.dtype.name] * (1 + np.abs(w)) + np.spacing(np.abs(want[finite]))
-    assert np.all(np.abs(g - w) <= bound), f"{where}: off by {np.max(np.abs(g - w) - bound)} beyond the bound"
+    check_close(got, want, name, nb, where)
 
 
 def computed(result):
@@ -316,15 +293,6 @@ def test_numpy_level_functions_hand_dask_arrays_over():
 # --------------------------------------------------------------------------
 # laziness
 # --------------------------------------------------------------------------
-class _TaskCounter(Callback):
-    def __init__(self):
-        super().__init__()
-        self.tasks = 0
-
-    def _pretask(self, key, dsk, state):
-        self.tasks += 1
-
-
 def test_lazy_nothing_computed_until_asked():
     """Neither the data nor a Dask reset is computed while the graph is built, whatever the reset's dtype (a
     float one's values are checked as it is computed)."""
@@ -340,7 +308,7 @@ def test_lazy_nothing_computed_until_asked():
     x = da.from_array(a, chunks=(2, 3)).map_blocks(produce, dtype=a.dtype, meta=np.empty((0, 0)))
     resets = [r, r.astype(np.float32), r[0], da.from_array(r, chunks=(3, 4)).map_blocks(produce, dtype=bool),
               da.from_array(r.astype(np.float64), chunks=(4, 5)).map_blocks(produce, dtype=np.float64)]
-    with _TaskCounter() as counter:
+    with TaskCounter() as counter:
         results = []
         for name, extra in VARIANTS:
             for reset in resets:
