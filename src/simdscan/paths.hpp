@@ -267,9 +267,6 @@ std::size_t threads_for(const Job<S, C, State>& job) {
     return threads_for(job.plan.lines * job.plan.n * std::ptrdiff_t(sizeof(S)));
 }
 
-// A segmented line's segments (segments.hpp) on `threads` threads: each thread scans (scan_segments_from) the
-// segments that begin in its share of the line's positions; those longer than long_segment wait, to be scanned by
-// all the threads together, chunk by chunk (scan_long(begin, length)).
 // Where segments begin and how long they are.
 using SegmentList = std::vector<std::pair<std::ptrdiff_t, std::ptrdiff_t>>;
 
@@ -292,6 +289,9 @@ void scan_segments_from(Engine& engine, const SegmentStarts& starts, const Opera
         });
 }
 
+// A segmented line's segments (segments.hpp) on `threads` threads: each thread scans (scan_segments_from) the
+// segments that begin in its share of the line's positions; those longer than long_segment wait, to be scanned by
+// all the threads together, chunk by chunk (scan_long(begin, length)).
 template <class C, class MakeEngine, class ScanSegment, class ScanLong>
 void scan_segments_parallel(const Plan& plan, const Operands& line, std::size_t threads, std::ptrdiff_t long_segment,
                             MakeEngine&& make_engine, const ScanSegment& scan_segment, ScanLong&& scan_long) {
