@@ -97,14 +97,12 @@ def scan_along(op: str, skip_nan: bool, a: Any, axis: Any, direction: Any, exclu
                dtype: Any = None, compensated: bool = False, reset: Any = None) -> np.ndarray:
     """The body of a public scan without indices: the core's scan of ``op`` in one call, or along a tuple ``axis``
     through :func:`scan_axes`; segmented by ``reset`` (:mod:`._segments`)."""
-    if reset is not None:
-        flags = reset_flags(reset, np.shape(a), axis)
-        return _core.scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan, flags)
-    if isinstance(axis, tuple):
+    if isinstance(axis, tuple) and reset is None:
         result: np.ndarray = scan_axes(core_scan(op, skip_nan), a, axis, direction=direction, exclusive=exclusive,
                                        out=out, dtype=dtype, compensated=compensated)
         return result
-    return _core.scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan, None)
+    flags = None if reset is None else reset_flags(reset, np.shape(a), axis)  # (a tuple axis: ValueError)
+    return _core.scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan, flags)
 
 
 def scan_axes(
