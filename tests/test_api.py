@@ -71,6 +71,7 @@ def test_signature_when_introspectable():
         except (TypeError, ValueError):
             continue  # builtins without text signature: covered by test_argument_names
         params = list(sig.parameters.values())
-        keywords = ["direction", "exclusive", "dtype", "out"] + (["compensated"] if op == "cumsum" else []) + ["reset"]
+        compensated = ["compensated"] if op == "cumsum" else []
+        keywords = ["direction", "exclusive", "dtype", "out", *compensated, "reset", "labels"]
         assert [p.name for p in params] == ["a", "axis", *keywords]
         assert [p.kind for p in params[2:]] == [inspect.Parameter.KEYWORD_ONLY] * len(keywords)

@@ -12,16 +12,18 @@ import pytest
 import simdscan
 
 # Each public scan: the keywords of its signature after a and axis, and NumPy's scan along axis 1 of a 2-D array.
+#: the segment and group keywords every scan ends with
+SEGMENTS = ("reset", "labels")
 SCANS = {
-    "cumsum": (("direction", "exclusive", "dtype", "out", "compensated", "reset"), lambda x: np.cumsum(x, 1)),
-    "cumprod": (("direction", "exclusive", "dtype", "out", "reset"), lambda x: np.cumprod(x, 1)),
-    "cummax": (("direction", "exclusive", "out", "return_indices", "reset"), lambda x: np.maximum.accumulate(x, 1)),
-    "cummin": (("direction", "exclusive", "out", "return_indices", "reset"), lambda x: np.minimum.accumulate(x, 1)),
-    "nancummax": (("direction", "exclusive", "out", "reset"), lambda x: np.fmax.accumulate(x, 1)),
-    "nancummin": (("direction", "exclusive", "out", "reset"), lambda x: np.fmin.accumulate(x, 1)),
-    "nancumsum": (("direction", "exclusive", "dtype", "out", "compensated", "reset"), lambda x: np.nancumsum(x, 1)),
-    "nancumprod": (("direction", "exclusive", "dtype", "out", "reset"), lambda x: np.nancumprod(x, 1)),
-    "logcumsumexp": (("direction", "exclusive", "dtype", "out", "reset"), lambda x: logaddexp_accumulate(x)),
+    "cumsum": (("direction", "exclusive", "dtype", "out", "compensated", *SEGMENTS), lambda x: np.cumsum(x, 1)),
+    "cumprod": (("direction", "exclusive", "dtype", "out", *SEGMENTS), lambda x: np.cumprod(x, 1)),
+    "cummax": (("direction", "exclusive", "out", "return_indices", *SEGMENTS), lambda x: np.maximum.accumulate(x, 1)),
+    "cummin": (("direction", "exclusive", "out", "return_indices", *SEGMENTS), lambda x: np.minimum.accumulate(x, 1)),
+    "nancummax": (("direction", "exclusive", "out", *SEGMENTS), lambda x: np.fmax.accumulate(x, 1)),
+    "nancummin": (("direction", "exclusive", "out", *SEGMENTS), lambda x: np.fmin.accumulate(x, 1)),
+    "nancumsum": (("direction", "exclusive", "dtype", "out", "compensated", *SEGMENTS), lambda x: np.nancumsum(x, 1)),
+    "nancumprod": (("direction", "exclusive", "dtype", "out", *SEGMENTS), lambda x: np.nancumprod(x, 1)),
+    "logcumsumexp": (("direction", "exclusive", "dtype", "out", *SEGMENTS), lambda x: logaddexp_accumulate(x)),
 }
 
 

@@ -26,7 +26,7 @@ _cumprod_axis = core_scan("multiply")
 @fast_calls("add", ("direction", "exclusive", "dtype", "out", "compensated"))
 def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
            dtype: Any = None, out: Optional[np.ndarray] = None, compensated: bool = False,
-           reset: Any = None) -> np.ndarray:
+           reset: Any = None, labels: Any = None) -> np.ndarray:
     """Cumulative sum along an axis, as DirectML's DML_CUMULATIVE_SUMMATION_OPERATOR_DESC.
 
     One pass of SIMD kernels over ``a``: scans the axis in increasing or decreasing index order, inclusive or
@@ -94,6 +94,15 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
         every layout and thread count). ``exclusive`` gives each segment's first element in the walk the identity
         (its last element in index order when decreasing). Every scan of simdscan takes it, with every layout,
         ``out=``, thread count and flag, but not with a tuple ``axis``.
+    labels : array_like of int, optional
+        Beyond DirectML: a grouped scan, as pandas' ``groupby(labels).cumsum()`` along every line. Integers >= 0
+        of any value, broadcast to ``a``'s shape (and flattened with it for ``axis=None``): each output is the
+        scan, in the walk's order, of the elements of its line that carry its label, up to it (``exclusive``:
+        before it, a group's first element in the walk taking the identity). Groups are scanned element by element
+        in their own order, so each equals the scan of the group gathered on its own (:func:`numpy.cumsum`'s bits
+        for float32 and float64 sums). Memory grows with the distinct labels of a line, never with the largest
+        label. Every scan of simdscan takes it, as ``reset`` (not both at once); lines run in parallel, each on
+        one thread.
 
     Returns
     -------
@@ -108,12 +117,13 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
         ``direction`` is a string other than "increasing" / "decreasing"; ``out`` has the wrong shape or is
         read-only; a tuple ``axis`` is empty or repeats an axis, or a tuple ``direction`` / ``exclusive`` has not
         one entry per axis; ``reset`` holds a value other than 0 and 1, does not broadcast to ``a``, or comes with
-        a tuple ``axis``.
+        a tuple ``axis``; ``labels`` holds a negative value, does not broadcast to ``a``, or comes with a tuple
+        ``axis`` or with ``reset``.
     TypeError
         ``direction`` is neither a string nor a Direction; the dtype cannot be scanned (object, strings,
         datetime, void: named in the message); ``out`` is not an ndarray or has the wrong dtype; a tuple ``axis``
         has a non-integer entry (None included); ``direction`` or ``exclusive`` is a tuple for an int ``axis``;
-        ``reset`` is neither bool, integer nor floating.
+        ``reset`` is neither bool, integer nor floating; ``labels`` are not integers (bool included).
 
     See Also
     --------
@@ -221,18 +231,23 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
     >>> simdscan.cumsum([1, 2, 3, 4, 5], reset=[0, 0, 1, 0, 0], direction="decreasing", exclusive=True)
     array([2, 0, 9, 5, 0])
 
+    Groups: a running total per label, in the original order (per customer, per sensor):
+
+    >>> simdscan.cumsum([1, 2, 3, 4, 5], labels=[7, 0, 7, 0, 7])
+    array([1, 2, 4, 6, 9])
+
     Compensated: float32 sums that do not drift with length:
 
     >>> tenths = np.full(10**7, 0.1, dtype=np.float32)
     >>> float(simdscan.cumsum(tenths)[-1]) == 1e6, float(simdscan.cumsum(tenths, compensated=True)[-1]) == 1e6
     (False, True)
     """
-    return scan_along("add", False, a, axis, direction, exclusive, out, dtype, compensated, reset)
+    return scan_along("add", False, a, axis, direction, exclusive, out, dtype, compensated, reset, labels)
 
 
 @fast_calls("multiply", ("direction", "exclusive", "dtype", "out"))
 def cumprod(a: Any, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
-            dtype: Any = None, out: Optional[np.ndarray] = None, reset: Any = None) -> np.ndarray:
+            dtype: Any = None, out: Optional[np.ndarray] = None, reset: Any = None, labels: Any = None) -> np.ndarray:
     """Cumulative product along an axis, as DirectML's DML_CUMULATIVE_PRODUCT_OPERATOR_DESC.
 
     Parameters, results and errors are those of :func:`cumsum` (``help(simdscan.cumsum)`` draws the four cases of
@@ -276,4 +291,4 @@ def cumprod(a: Any, axis: Axis = None, *, direction: Directions = "increasing", 
              [504., 168.,  21.,   3.],
              [432.,  48.,   8.,   4.]]]], dtype=float32)
     """
-    return scan_along("multiply", False, a, axis, direction, exclusive, out, dtype, False, reset)
+    return scan_along("multiply", False, a, axis, direction, exclusive, out, dtype, False, reset, labels)

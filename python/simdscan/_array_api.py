@@ -60,15 +60,17 @@ def _cumulative_axis(axis: Any, shape: tuple[int, ...]) -> int:
     return normalize_axis(axis, len(shape))
 
 
-def _logical_scan(product: bool, x: np.ndarray, axis: int, direction: Any, body: np.ndarray, reset: Any) -> None:
+def _logical_scan(product: bool, x: np.ndarray, axis: int, direction: Any, body: np.ndarray, reset: Any,
+                  labels: Any) -> None:
     """NumPy's bool loops of add (logical or) and multiply (logical and), as running products of 0/1 bytes."""
     b = x if x.dtype.kind == "b" else x.astype(bool)
     target = body.view(np.uint8)
     if product:  # logical and: a product of zeros and ones stays 0 or 1 in uint8
-        _cumprod_axis(b.view(np.uint8), axis, direction=direction, exclusive=False, out=target, reset=reset)
+        _cumprod_axis(b.view(np.uint8), axis, direction=direction, exclusive=False, out=target, reset=reset,
+                      labels=labels)
     else:  # logical or: not (the logical and of not x)
         _cumprod_axis(np.logical_not(b).view(np.uint8), axis, direction=direction, exclusive=False, out=target,
-                      reset=reset)
+                      reset=reset, labels=labels)
         np.logical_not(body, out=body)
 
 
@@ -81,6 +83,7 @@ def _cumulative(
     include_initial: Any,
     direction: Any,
     reset: Any,
+    labels: Any,
 ) -> np.ndarray:
     """np.cumulative_sum (``product`` False) or np.cumulative_prod (True), computed by simdscan's kernels."""
     decreasing = is_decreasing(direction)
@@ -118,10 +121,10 @@ def _cumulative(
         rows[ax] = slice(0, -1) if decreasing else slice(1, None)
         body = target[tuple(rows)]
     if loop.kind == "b":
-        _logical_scan(product, x, ax, direction, body, reset)
+        _logical_scan(product, x, ax, direction, body, reset, labels)
     else:
         scan: Callable[..., np.ndarray] = _cumprod_axis if product else _cumsum_axis
-        scan(x, ax, direction=direction, exclusive=False, dtype=loop, out=body, reset=reset)
+        scan(x, ax, direction=direction, exclusive=False, dtype=loop, out=body, reset=reset, labels=labels)
     if initial:
         rows[ax] = -1 if decreasing else 0
         target[tuple(rows)] = 1 if product else 0
@@ -135,6 +138,7 @@ def _cumulative(
 def cumulative_sum(
     x: Any, /, *, axis: Optional[int] = None, dtype: Any = None, out: Optional[np.ndarray] = None,
     include_initial: bool = False, direction: Union[Direction, str] = "increasing", reset: Any = None,
+    labels: Any = None,
 ) -> np.ndarray:
     """Cumulative sum with the Python Array API standard's signature: :func:`numpy.cumulative_sum` (NumPy 2.1).
 
@@ -165,6 +169,9 @@ def cumulative_sum(
     reset : array_like, optional
         Beyond NumPy: segments of ``x``'s shape, each scanned on its own, as in :func:`cumsum`;
         ``include_initial`` still adds one identity per line.
+    labels : array_like of int, optional
+        Beyond NumPy: groups of ``x``'s shape, each scanned on its own in the original order, as in
+        :func:`cumsum`; ``include_initial`` still adds one identity per line.
 
     Returns
     -------
@@ -215,13 +222,14 @@ def cumulative_sum(
            [ 0,  1,  3,  6],
            [ 0,  5, 12, 21]], dtype=int32)
     """
-    return _cumulative(False, x, axis, dtype, out, include_initial, direction, reset)
+    return _cumulative(False, x, axis, dtype, out, include_initial, direction, reset, labels)
 
 
 @takes_array_types
 def cumulative_prod(
     x: Any, /, *, axis: Optional[int] = None, dtype: Any = None, out: Optional[np.ndarray] = None,
     include_initial: bool = False, direction: Union[Direction, str] = "increasing", reset: Any = None,
+    labels: Any = None,
 ) -> np.ndarray:
     """Cumulative product with the Python Array API standard's signature: :func:`numpy.cumulative_prod` (NumPy 2.1).
 
@@ -248,4 +256,4 @@ def cumulative_prod(
     array([[ 1.,  1.,  2.],
            [ 1.,  3., 12.]])
     """
-    return _cumulative(True, x, axis, dtype, out, include_initial, direction, reset)
+    return _cumulative(True, x, axis, dtype, out, include_initial, direction, reset, labels)

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _core
 from ._runtime import Direction
-from ._segments import reset_flags
+from ._segments import segment_operands
 
 # numpy.exceptions arrived in NumPy 1.25, simdscan's oldest
 AxisError = np.exceptions.AxisError
@@ -86,23 +86,25 @@ def core_scan(op: str, skip_nan: bool = False) -> Callable[..., np.ndarray]:
     core takes in one call, with the calling convention :func:`scan_axes` hands its ``scan``."""
 
     def scan(a: Any, axis: Any, *, direction: Any, exclusive: Any, out: Any, dtype: Any = None,
-             compensated: bool = False, reset: Any = None) -> np.ndarray:
+             compensated: bool = False, reset: Any = None, labels: Any = None) -> np.ndarray:
         return _core.scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan,
-                          reset_flags(reset, np.shape(a), axis))
+                          *segment_operands(reset, labels, np.shape(a), axis))
 
     return scan
 
 
 def scan_along(op: str, skip_nan: bool, a: Any, axis: Any, direction: Any, exclusive: Any, out: Any,
-               dtype: Any = None, compensated: bool = False, reset: Any = None) -> np.ndarray:
+               dtype: Any = None, compensated: bool = False, reset: Any = None, labels: Any = None) -> np.ndarray:
     """The body of a public scan without indices: the core's scan of ``op`` in one call, or along a tuple ``axis``
-    through :func:`scan_axes`; segmented by ``reset`` (:mod:`._segments`)."""
-    if isinstance(axis, tuple) and reset is None:
+    through :func:`scan_axes`; segmented by ``reset`` or grouped by ``labels`` (:mod:`._segments`)."""
+    if isinstance(axis, tuple) and reset is None and labels is None:
         result: np.ndarray = scan_axes(core_scan(op, skip_nan), a, axis, direction=direction, exclusive=exclusive,
                                        out=out, dtype=dtype, compensated=compensated)
         return result
-    flags = None if reset is None else reset_flags(reset, np.shape(a), axis)  # (a tuple axis: ValueError)
-    return _core.scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan, flags)
+    # (a tuple axis: ValueError)
+    flags, groups = (None, None) if reset is None and labels is None else segment_operands(reset, labels,
+                                                                                            np.shape(a), axis)
+    return _core.scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan, flags, groups)
 
 
 def scan_axes(

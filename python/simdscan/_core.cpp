@@ -184,7 +184,7 @@ void check_out(py::handle out, const char* name, const py::array& array, const p
 // The Python arguments are borrowed handles: their callers hold them for the call.
 py::object cumulative(CumulativeOperator op, py::handle a, py::handle axis, py::handle direction, py::handle exclusive,
                       bool compensated, bool skip_nan, py::handle dtype, py::handle out, bool want_indices = false,
-                      py::handle indices_out = Py_None, py::handle reset = Py_None) {
+                      py::handle indices_out = Py_None, py::handle reset = Py_None, py::handle labels = Py_None) {
     // A pair of axes (from scan_axes or is_checked_pair, already checked) comes with a direction and a flag for each.
     const bool two_axes = PyTuple_Check(axis.ptr());
     const auto entry = [&](py::handle value, std::size_t i) -> py::object {
@@ -238,23 +238,31 @@ py::object cumulative(CumulativeOperator op, py::handle a, py::handle axis, py::
             throw py::value_error("the indices' out overlaps the input or the values' out");
         }
     }
-    // A segmented scan's flags (_segments.py made them a bool array of a's shape): as a is flattened or widened
-    // from 0-d above, and apart from the output, which is written before they are all read.
-    py::object reset_flags;  // not a py::array: its default constructor allocates one
-    if (!reset.is_none()) {
-        auto flags = py::reinterpret_borrow<py::array>(reset);
-        if (!py::isinstance<py::array>(reset) || !flags.dtype().equal(py::dtype::of<bool>()) ||
-            flags.size() != array.size()) {
-            throw py::value_error("reset must be a bool array of the input's shape");
+    // A segmented scan's flags and a grouped scan's labels (_segments.py made them bool and native int64 arrays of
+    // a's shape): as a is flattened or widened from 0-d above, and apart from the output, which is written before they
+    // are all read.
+    const auto element_operand = [&](py::handle given, const char* name, const py::dtype& dtype) -> py::object {
+        if (given.is_none()) {
+            return py::object();  // not a py::array: its default constructor allocates one
+        }
+        auto operand = py::reinterpret_borrow<py::array>(given);
+        if (!py::isinstance<py::array>(given) || !operand.dtype().equal(dtype) || operand.size() != array.size()) {
+            throw py::value_error(std::string(name) + " must be a " + dtype_name(dtype) +
+                                  " array of the input's shape");
         }
         if (two_axes) {
-            throw py::value_error("reset= takes a single axis");
+            throw py::value_error(std::string(name) + "= takes a single axis");
         }
-        flags = flags.reshape(std::vector<py::ssize_t>(array.shape(), array.shape() + array.ndim()));
-        if (have_out && may_overlap(flags, py::reinterpret_borrow<py::array>(out))) {
-            flags = flags.attr("copy")();
+        operand = operand.reshape(std::vector<py::ssize_t>(array.shape(), array.shape() + array.ndim()));
+        if (have_out && may_overlap(operand, py::reinterpret_borrow<py::array>(out))) {
+            operand = operand.attr("copy")();
         }
-        reset_flags = flags;
+        return std::move(operand);
+    };
+    const py::object reset_flags = element_operand(reset, "reset", py::dtype::of<bool>());
+    const py::object label_values = element_operand(labels, "labels", py::dtype::of<std::int64_t>());
+    if (reset_flags && label_values) {
+        throw py::value_error("a scan takes reset= or labels=, not both");
     }
     const bool overlaps_out = have_out && may_overlap(array, py::reinterpret_borrow<py::array>(out));
     // An input whose every value the result's dtype holds is read as it is: the core converts it on the way, where
@@ -290,10 +298,13 @@ py::object cumulative(CumulativeOperator op, py::handle a, py::handle axis, py::
     describe(desc.input, array, const_cast<void*>(array.data()));
     describe(desc.output, result, result.mutable_data());
     desc.indices.data = nullptr;
-    desc.reset.data = nullptr;
-    if (reset_flags) {
-        const auto flags = py::reinterpret_borrow<py::array>(reset_flags);
-        describe(desc.reset, flags, const_cast<void*>(flags.data()));
+    for (const auto& [view, operand] : {std::pair<simdscan::TensorView*, const py::object*>{&desc.reset, &reset_flags},
+                                        {&desc.labels, &label_values}}) {
+        view->data = nullptr;
+        if (*operand) {
+            const auto values = py::reinterpret_borrow<py::array>(*operand);
+            describe(*view, values, const_cast<void*>(values.data()));
+        }
     }
     desc.axis = scan_axis;
     desc.direction = reverse ? simdscan::AxisDirection::decreasing : simdscan::AxisDirection::increasing;
@@ -370,13 +381,13 @@ PyObject* positional(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     });
 }
 
-// scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan, reset)
+// scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan, reset, labels)
 py::object scan(PyObject* const* args) {
     return cumulative(parse_operator(args[0]), args[1], args[2], args[3], args[4], truth(args[7]), truth(args[8]),
-                      args[5], args[6], false, Py_None, args[9]);
+                      args[5], args[6], false, Py_None, args[9], args[10]);
 }
 
-// scan_indexed(op, a, axis, direction, exclusive, out, reset): out is None or a pair (values, indices).
+// scan_indexed(op, a, axis, direction, exclusive, out, reset, labels): out is None or a pair (values, indices).
 py::object scan_indexed(PyObject* const* args) {
     py::handle out = args[5];
     py::handle indices_out = Py_None;
@@ -388,7 +399,7 @@ py::object scan_indexed(PyObject* const* args) {
         out = PyTuple_GET_ITEM(out.ptr(), 0);
     }
     return cumulative(parse_operator(args[0]), args[1], args[2], args[3], args[4], false, false, Py_None, out, true,
-                      indices_out, args[6]);
+                      indices_out, args[6], args[7]);
 }
 
 // A public scan's own call (fast_scan): its Python function's body, made without the Python frame (much of a small
@@ -543,14 +554,14 @@ PyCFunction fastcall_entry() {
 }
 
 PyMethodDef scan_functions[] = {
-    {"scan", fastcall_entry<10, scan>(), METH_FASTCALL,
-     "scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan, reset): the scan of a along axis "
-     "with op in add, multiply, maximum, minimum, logaddexp, ffill; axis may be a pair, with a pair of directions "
-     "and of flags, for the scan along the first and then the second; reset None or a bool array of a's shape, true "
-     "where a segment begins."},
-    {"scan_indexed", fastcall_entry<7, scan_indexed>(), METH_FASTCALL,
-     "scan_indexed(op, a, axis, direction, exclusive, out, reset): (values, indices) of a running maximum or minimum "
-     "along axis; out is None or a pair (values, indices)."},
+    {"scan", fastcall_entry<11, scan>(), METH_FASTCALL,
+     "scan(op, a, axis, direction, exclusive, dtype, out, compensated, skip_nan, reset, labels): the scan of a along "
+     "axis with op in add, multiply, maximum, minimum, logaddexp, ffill; axis may be a pair, with a pair of "
+     "directions and of flags, for the scan along the first and then the second; reset None or a bool array of a's "
+     "shape, true where a segment begins; labels None or an int64 array of a's shape, each element's group."},
+    {"scan_indexed", fastcall_entry<8, scan_indexed>(), METH_FASTCALL,
+     "scan_indexed(op, a, axis, direction, exclusive, out, reset, labels): (values, indices) of a running maximum or "
+     "minimum along axis; out is None or a pair (values, indices)."},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace

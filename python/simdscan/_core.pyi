@@ -18,6 +18,7 @@ def scan(
     compensated: Any,
     skip_nan: bool,
     reset: Optional[np.ndarray],
+    labels: Optional[np.ndarray],
 ) -> np.ndarray: ...
 def scan_indexed(
     op: str,
@@ -27,6 +28,7 @@ def scan_indexed(
     exclusive: Any,
     out: Any,
     reset: Optional[np.ndarray],
+    labels: Optional[np.ndarray],
 ) -> tuple[np.ndarray, np.ndarray]: ...
 def isa() -> str: ...
 def _last_path() -> str: ...

@@ -18,7 +18,7 @@ import simdscan
 from ._array_api import _cumulative_axis, _scannable
 from ._axes import is_decreasing, normalize_axes, per_axis
 from ._runtime import Direction, off_in_dask_workers
-from ._segments import reset_flags
+from ._segments import group_labels, reset_flags, segment_operands
 
 _Direction = Union[Direction, str]
 
@@ -103,14 +103,16 @@ def _prepare(block: np.ndarray, rdt: np.dtype, acc: np.dtype) -> np.ndarray:
 
 def _scan_chunk(
     block: np.ndarray, op: _Op, axis: int, direction: Direction, exclusive: bool, rdt: np.dtype, acc: np.dtype,
-    compensated: bool, reset: Optional[np.ndarray] = None,
+    compensated: bool, reset: Optional[np.ndarray] = None, labels: Optional[np.ndarray] = None,
 ) -> Any:
     """simdscan's scan of one chunk (or one slice of it), in the accumulation dtype; segmented by ``reset`` (the
-    chunk's flags) where given."""
+    chunk's flags) or grouped by ``labels`` (int64, as :func:`_segments.group_labels` gives them) where given."""
     off_in_dask_workers()
     extra: dict[str, Any] = {"compensated": True} if compensated else {}
     if reset is not None:
         extra["reset"] = reset
+    if labels is not None:
+        extra["labels"] = _public(labels)
     if op.casts:
         block, extra["dtype"] = _prepare(block, rdt, acc), acc
     if op.indices:
@@ -356,11 +358,14 @@ def _segment_combine(
 # --------------------------------------------------------------------------
 # per-chunk functions of ffill (see _ffill)
 # --------------------------------------------------------------------------
-def _fill_chunk(block: np.ndarray, *flags: np.ndarray, axis: int, decreasing: bool, limit: Optional[int]) -> Any:
-    """simdscan's fill of one chunk along ``axis``, segmented by the chunk's reset flags (``flags``) where given."""
+def _fill_chunk(block: np.ndarray, *flags: np.ndarray, axis: int, decreasing: bool, limit: Optional[int],
+                labels: Optional[np.ndarray] = None) -> Any:
+    """simdscan's fill of one chunk along ``axis``, segmented by the chunk's reset flags (``flags``) or grouped by its
+    int64 ``labels`` where given."""
     off_in_dask_workers()
     direction = Direction.DECREASING if decreasing else Direction.INCREASING
-    return simdscan.ffill(block, axis, direction=direction, limit=limit, reset=flags[0] if flags else None)
+    return simdscan.ffill(block, axis, direction=direction, limit=limit, reset=flags[0] if flags else None,
+                          labels=None if labels is None else _public(labels))
 
 
 def _unfilled(block: np.ndarray, *flags: np.ndarray) -> np.ndarray:
@@ -455,6 +460,330 @@ def _fill_combine(
     return result
 
 
+
+# --------------------------------------------------------------------------
+# per-chunk functions of a grouped scan and a grouped fill (labels=; see _grouped)
+# --------------------------------------------------------------------------
+# A line's groups travel as (labels, valid, parts): int64 labels along the last axis (the lines on the leading ones, in
+# a chunk's order but for ``axis``), ``valid`` where a slot holds a group (the others pad a ragged line), and ``parts``,
+# arrays of the same shape: the inclusive scan at the group's last element in the walk (and its supplier's position
+# along the whole axis, for indices), or for ffill the group's last number, the count of its elements walked since
+# that number (since the line's start without one) and whether it has one.
+_Groups = tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]
+
+
+def _public(labels: np.ndarray) -> np.ndarray:
+    """int64 labels as the NumPy-level functions take them back: as uint64 bits (a label past int64's range is held
+    negative, which the public functions would refuse as int64)."""
+    return np.asarray(labels).view(np.uint64)
+
+
+def _checked_labels(block: np.ndarray) -> np.ndarray:
+    """A Dask labels array's chunk as int64 labels, its values checked as simdscan checks them (ValueError for a
+    negative one)."""
+    labels = group_labels(block, block.shape, 0)
+    assert labels is not None
+    return labels
+
+
+def _free_label(labels: np.ndarray) -> np.int64:
+    """The least label >= 0 that ``labels`` does not hold: the label of padding, a group of its own."""
+    held = np.unique(labels)
+    held = held[held >= 0]
+    gaps = np.flatnonzero(held != np.arange(held.size))
+    return np.int64(gaps[0] if gaps.size else held.size)
+
+
+def _lines(a: np.ndarray, axis: int) -> np.ndarray:
+    return np.moveaxis(a, axis, -1)
+
+
+def _unwalked(lines: np.ndarray, axis: int, decreasing: bool) -> np.ndarray:
+    """:func:`_walked` undone: lines in the walk's order back in the chunk's layout."""
+    return np.moveaxis(lines[..., ::-1] if decreasing else lines, -1, axis)
+
+
+def _take(a: np.ndarray, order: np.ndarray) -> np.ndarray:
+    return np.take_along_axis(a, order, axis=-1)
+
+
+def _scatter(sorted_values: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``sorted_values`` (taken in ``order`` along the last axis) back in their own places."""
+    result = np.empty_like(sorted_values)
+    np.put_along_axis(result, order, sorted_values, axis=-1)
+    return result
+
+
+def _compact(keep: np.ndarray, arrays: list[np.ndarray], fills: list[Any]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The slots of each line (last axis) where ``keep`` holds, first in the line and in their order, padded with
+    ``fills`` to the longest line; with the mask of the slots that hold one."""
+    count = keep.sum(axis=-1)
+    m = int(count.max(initial=0))
+    target = np.nonzero(keep)[:-1] + ((np.cumsum(keep, axis=-1) - 1)[keep],)
+    out = []
+    for a, fill in zip(arrays, fills):
+        packed = np.full(keep.shape[:-1] + (m,), fill, dtype=a.dtype)
+        packed[target] = a[keep]
+        out.append(packed)
+    return np.arange(m) < count[..., None], out
+
+
+def _no_groups(lead: tuple[int, ...], dtypes: list[np.dtype]) -> _Groups:
+    shape = tuple(lead) + (0,)
+    return np.zeros(shape, np.int64), np.zeros(shape, bool), tuple(np.zeros(shape, dt) for dt in dtypes)
+
+
+def _part_dtypes(op: Optional[_Op], dtype: np.dtype) -> list[np.dtype]:
+    """The dtypes of the parts of a line's groups: a scan's value (and supplier), or ffill's (value, run, found)."""
+    if op is None:
+        return [dtype, np.dtype(np.intp), np.dtype(bool)]
+    return [dtype, np.dtype(np.intp)] if op.indices else [dtype]
+
+
+def _group_start(op: Optional[_Op], dtype: np.dtype, axis: int, shape: list[int]) -> _Groups:
+    """The carry into the first chunk in the walk: no group in any line."""
+    return _no_groups(tuple(shape[:axis] + shape[axis + 1:]), _part_dtypes(op, dtype))
+
+
+def _group_ends(labels: np.ndarray, parts: list[np.ndarray], fills: list[Any]) -> _Groups:
+    """Each line's groups (lines of ``labels`` and ``parts`` in the walk's order): the parts at each group's last
+    element in the walk."""
+    order = np.argsort(labels, axis=-1, kind="stable")  # stable: each group's elements in the walk's order
+    ordered = _take(labels, order)
+    last = np.ones(ordered.shape, dtype=bool)
+    last[..., :-1] = ordered[..., 1:] != ordered[..., :-1]
+    valid, packed = _compact(last, [ordered] + [_take(p, order) for p in parts], [0] + fills)
+    return packed[0], valid, tuple(packed[1:])
+
+
+def _merge(carry: _Groups, own: _Groups, combine: Callable[..., list[np.ndarray]]) -> _Groups:
+    """The carry past a chunk: the union of the carry's groups and the chunk's (``own``), a group in both
+    ``combine(carried parts, own parts)``."""
+    labels = np.concatenate([carry[0], own[0]], axis=-1)
+    if labels.shape[-1] == 0 or own[0].shape[-1] == 0:
+        return carry if own[0].shape[-1] == 0 else own
+    valid = np.concatenate([carry[1], own[1]], axis=-1)
+    parts = [np.concatenate([a, b], axis=-1) for a, b in zip(carry[2], own[2])]
+    # each side holds a label once a line: sorted by label, valid first, a pair of equal valid labels is carry, own
+    order = np.lexsort((~valid, labels), axis=-1)
+    labels, valid, parts = _take(labels, order), _take(valid, order), [_take(p, order) for p in parts]
+    pair = (labels[..., 1:] == labels[..., :-1]) & valid[..., 1:] & valid[..., :-1]
+    combined = combine([p[..., :-1] for p in parts], [p[..., 1:] for p in parts])
+    for p, c in zip(parts, combined):
+        np.copyto(p[..., 1:], c, where=pair)
+    keep = valid.copy()
+    keep[..., :-1] &= ~pair
+    fills = [p.dtype.type(0) for p in parts]
+    valid, packed = _compact(keep, [labels] + parts, [0] + fills)
+    return packed[0], valid, tuple(packed[1:])
+
+
+def _join(carry: _Groups, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A chunk's lines of ``labels`` (..., n) joined with the carry's groups (..., mc), in one order along the last
+    axis (``order``, of the carry's slots 0 .. mc-1 then the elements mc .. mc+n-1): by label, a group's carry slot
+    before its elements, these in their order. Also, in that order: each entry's carry slot (``head``, an index below
+    mc) where its group has one, whether it has (``has``, for the elements only), and the place of its group's first
+    element (``first``)."""
+    mc, n = carry[0].shape[-1], labels.shape[-1]
+    keys = np.concatenate([carry[0], labels], axis=-1)
+    valid = np.concatenate([carry[1], np.ones(labels.shape, dtype=bool)], axis=-1)
+    order = np.lexsort((~valid, keys), axis=-1)  # stable: the valid carry slot (below mc) first, padding last
+    ordered = _take(keys, order)
+    j = np.arange(mc + n)
+    start = np.ones(ordered.shape, dtype=bool)
+    start[..., 1:] = ordered[..., 1:] != ordered[..., :-1]
+    run = np.maximum.accumulate(np.where(start, j, 0), axis=-1)
+    head = _take(order, run)
+    has = (head < mc) & (order >= mc)
+    return order, np.where(has, head, 0), has, run + has
+
+
+def _label_summary(
+    block: np.ndarray, labels: np.ndarray, *, op: _Op, axis: int, decreasing: bool, rdt: np.dtype, acc: np.dtype,
+    compensated: bool, block_info: Optional[dict[Any, Any]] = None,
+) -> _Groups:
+    """Step 2 of a grouped scan: the chunk's groups, line by line, with the chunk's own inclusive scan at each
+    group's last element in the walk (and its supplier's position along the whole axis)."""
+    lead = block.shape[:axis] + block.shape[axis + 1:]
+    if block.size == 0:
+        return _no_groups(lead, _part_dtypes(op, acc))
+    direction = Direction.DECREASING if decreasing else Direction.INCREASING
+    scanned = _scan_chunk(block, op, axis, direction, False, rdt, acc, compensated, labels=labels)
+    parts = [scanned]
+    if op.indices:
+        assert block_info is not None
+        parts = [scanned[0], scanned[1] + block_info[0]["array-location"][axis][0]]
+    return _group_ends(_walked(labels, axis, decreasing), [_walked(p, axis, decreasing) for p in parts],
+                       [0, -1][:len(parts)])
+
+
+def _label_step(op: _Op, carry: _Groups, own: _Groups) -> _Groups:
+    """Step 3 of a grouped scan: the carry past a chunk, a group in both the carry combined with the chunk's total
+    (:func:`_apply`: a value's supplier goes with it)."""
+
+    def combine(before: list[np.ndarray], after: list[np.ndarray]) -> list[np.ndarray]:
+        if op.indices:
+            return list(_apply(op, tuple(before), tuple(after)))
+        return [_apply(op, before[0], after[0])]
+
+    return _merge(carry, own, combine)
+
+
+def _label_combine(
+    carry: Optional[_Groups], block: np.ndarray, labels: np.ndarray, *, op: _Op, axis: int, decreasing: bool,
+    exclusive: bool, rdt: np.dtype, acc: np.dtype, compensated: bool, block_info: Optional[dict[Any, Any]] = None,
+) -> Any:
+    """Step 4 of a grouped scan: the chunk scanned by simdscan with the carried groups that it holds before it in the
+    walk, one element each (its label, the carried total and supplier), then those dropped: each group of the chunk
+    goes on from its carry as the scan of the whole line does, exclusive or not, the op's own rules (NaN, ties,
+    identity) included. Padding, where lines carry unequal counts of groups, has a label of its own."""
+    assert block_info is not None
+    offset = block_info[None]["array-location"][axis][0]
+    direction = Direction.DECREASING if decreasing else Direction.INCREASING
+    n = block.shape[axis]
+    if block.size == 0:
+        values = np.empty(block.shape, dtype=rdt)
+        return (values, np.empty(block.shape, dtype=np.intp)) if op.indices else values
+    prefix = poisoned = None
+    if carry is not None and carry[0].shape[-1]:
+        order, head, has, _ = _join(carry, _lines(labels, axis))
+        mc = carry[0].shape[-1]
+        reached = np.zeros(head.shape[:-1] + (mc + 1,), dtype=bool)
+        np.put_along_axis(reached, np.where(has, head, mc), True, axis=-1)  # (slot mc: a dump for the others)
+        reached = reached[..., :mc]
+        if op.scan in (simdscan.nancumsum, simdscan.nancumprod) and acc.kind in "fc":
+            # a NaN total (inf - inf, 0 * inf) would be skipped as an input: combined with the chunk's scan instead
+            nan = np.isnan(carry[2][0])
+            if (reached & nan).any():
+                reached &= ~nan
+                found = np.take_along_axis(carry[2][0], head, axis=-1)
+                hit = has & np.isnan(found)
+                poisoned = (np.moveaxis(_scatter(hit, order)[..., -n:], -1, axis),
+                            np.moveaxis(_scatter(found, order)[..., -n:], -1, axis))
+        valid, packed = _compact(reached, [carry[0], *carry[2]], [0, _neutral(op, acc), -1][: 1 + len(carry[2])])
+        if valid.shape[-1]:
+            prefix = np.where(valid, packed[0], _free_label(labels)), packed[1:]
+    if prefix is None:
+        scanned = _scan_chunk(block, op, axis, direction, exclusive, rdt, acc, compensated, labels=labels)
+        if op.indices:
+            scanned[1][scanned[1] >= 0] += offset
+            return scanned
+        return _to_result(_poisoned(op, scanned, poisoned), rdt)
+    m = prefix[0].shape[-1]
+    data = _prepare(block, rdt, acc).astype(acc, copy=False) if op.casts else block
+    pieces = [(data, labels), (np.moveaxis(prefix[1][0], -1, axis), np.moveaxis(prefix[0], -1, axis))]
+    if not decreasing:
+        pieces.reverse()
+    join = np.ma.concatenate if isinstance(block, np.ma.MaskedArray) else np.concatenate  # (a mask kept: identity)
+    scanned = _scan_chunk(join([p[0] for p in pieces], axis=axis), op, axis, direction, exclusive, acc, acc,
+                          compensated, labels=np.concatenate([p[1] for p in pieces], axis=axis))
+    kept = [slice(None)] * block.ndim
+    kept[axis] = slice(0, n) if decreasing else slice(m, m + n)
+    if not op.indices:
+        return _to_result(_poisoned(op, scanned[tuple(kept)], poisoned), rdt)
+    values, positions = (part[tuple(kept)] for part in scanned)
+    first = n if decreasing else 0  # where the prefix sits along the axis
+    carried = (positions >= first) & (positions < first + m)
+    suppliers = np.take_along_axis(np.moveaxis(prefix[1][1], -1, axis), np.where(carried, positions - first, 0),
+                                   axis=axis)
+    chunk_at = 0 if decreasing else m
+    result = np.where(carried, suppliers, np.where(positions >= 0, positions - chunk_at + offset, -1))
+    return values, result.astype(np.intp, copy=False)
+
+
+def _poisoned(op: _Op, scanned: np.ndarray, poisoned: Optional[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """A chunk's scan with the NaN carries that were not prefixed to it (``poisoned``: where, and the carry)
+    combined by the op's ufunc, as the whole line's NaN total goes on."""
+    if poisoned is None:
+        return scanned
+    where, carried = poisoned
+    result = _apply(op, carried.astype(scanned.dtype, copy=False), scanned)  # (a masked scan gives a masked result)
+    np.copyto(np.asarray(result), np.asarray(scanned), where=~where)
+    return result
+
+
+def _label_chunk(block: np.ndarray, labels: np.ndarray, block_info: Optional[dict[Any, Any]] = None,
+                 **options: Any) -> Any:
+    """A grouped scan of a chunk that is the whole axis: nothing carried."""
+    return _label_combine(None, block, labels, block_info=block_info, **options)
+
+
+def _fill_label_summary(block: np.ndarray, labels: np.ndarray, *, axis: int, decreasing: bool) -> _Groups:
+    """Step 2 of a grouped fill: each line's groups in the chunk, with the group's last number in the walk, the count of
+    its elements walked after that number (all of them where it has none) and whether it has one."""
+    lead = block.shape[:axis] + block.shape[axis + 1:]
+    if block.size == 0:
+        return _no_groups(lead, _part_dtypes(None, block.dtype))
+    data, numbers, _ = _data_and_numbers(block)
+    walked = _walked(labels, axis, decreasing)
+    order = np.argsort(walked, axis=-1, kind="stable")
+    ordered = _take(walked, order)
+    values, found = _take(_walked(data, axis, decreasing), order), _take(_walked(numbers, axis, decreasing), order)
+    j = np.arange(ordered.shape[-1])
+    start = np.ones(ordered.shape, dtype=bool)
+    start[..., 1:] = ordered[..., 1:] != ordered[..., :-1]
+    first = np.maximum.accumulate(np.where(start, j, 0), axis=-1)
+    number = np.maximum.accumulate(np.where(found, j, -1), axis=-1)
+    found = number >= first
+    value = _take(values, np.maximum(number, 0))
+    run = np.where(found, j - number, j - first + 1).astype(np.intp)
+    last = np.ones(ordered.shape, dtype=bool)
+    last[..., :-1] = start[..., 1:]
+    valid, packed = _compact(last, [ordered, value, run, found], [0, 0, 0, False])
+    return packed[0], valid, tuple(packed[1:])
+
+
+def _fill_label_step(carry: _Groups, own: _Groups) -> _Groups:
+    """Step 3 of a grouped fill: a group in the carry and the chunk passes on the chunk's last number where it has
+    one, else the carry's, its count longer by the chunk's elements of the group."""
+
+    def combine(before: list[np.ndarray], after: list[np.ndarray]) -> list[np.ndarray]:
+        (value, run, found), (own_value, own_run, own_found) = before, after
+        return [np.where(own_found, own_value, value), np.where(own_found, own_run, run + own_run), own_found | found]
+
+    return _merge(carry, own, combine)
+
+
+def _fill_label_combine(
+    carry: Optional[_Groups], block: np.ndarray, labels: np.ndarray, *, axis: int, decreasing: bool,
+    limit: Optional[int],
+) -> Any:
+    """Step 4 of a grouped fill: the chunk's own fill, then the NaNs of each group walked before the group's first
+    number in the chunk take the carry's number, as far as ``limit`` allows (the carry's count and the NaN's place
+    among the group's elements in the chunk, together); beyond the limit a NaN keeps its own bits, as in
+    simdscan.ffill on the whole axis."""
+    result = _fill_chunk(block, axis=axis, decreasing=decreasing, limit=limit, labels=labels)
+    if carry is None or carry[0].shape[-1] == 0 or block.size == 0:
+        return result
+    data, numbers, mask = _data_and_numbers(block)
+    walked = _walked(labels, axis, decreasing)
+    order, head, has, first = _join(carry, walked)
+    mc = carry[0].shape[-1]
+    value, run, found = (_scatter(np.take_along_axis(part, head, axis=-1), order)[..., mc:] for part in carry[2])
+    has = _scatter(has, order)[..., mc:]
+    found &= has
+    run = np.where(has, run, 0)
+    # each element's place among its group's elements in the chunk (1, 2, ...), and whether a number comes before
+    wnumbers = _walked(numbers, axis, decreasing)
+    j = np.arange(order.shape[-1])
+    is_number = _take(np.concatenate([np.zeros(carry[0].shape, dtype=bool), wnumbers], axis=-1), order)
+    number = np.maximum.accumulate(np.where(is_number, j, -1), axis=-1)
+    place = _scatter(j - first + 1, order)[..., mc:]
+    leading = _scatter(number < first, order)[..., mc:] & ~wnumbers
+    distance = run + place
+    filled = leading & found & (True if limit is None else distance <= limit)
+    out = np.asarray(result)  # (a masked result keeps its mask, its data filled)
+    if limit is not None:
+        beyond = _unwalked(leading & (distance > limit), axis, decreasing)
+        np.copyto(out, data, where=beyond & ~mask)
+    np.copyto(out, _unwalked(value, axis, decreasing), where=_unwalked(filled, axis, decreasing))
+    return result
+
+
+def _fill_label_chunk(block: np.ndarray, labels: np.ndarray, **options: Any) -> Any:
+    """A grouped fill of a chunk that is the whole axis: nothing carried."""
+    return _fill_label_combine(None, block, labels, **options)
+
 # --------------------------------------------------------------------------
 # graph construction
 # --------------------------------------------------------------------------
@@ -536,6 +865,28 @@ def _reset_operand(reset: Any, shape: tuple[int, ...], axis: Any) -> Any:
     return checked
 
 
+def _labels_operand(labels: Any, shape: tuple[int, ...], axis: Any, reset: Any = None) -> Any:
+    """``labels`` checked for an input of ``shape`` as simdscan checks them (_segments.group_labels: the same errors;
+    with ``reset`` too, ValueError), as int64 labels of their own shape, not yet broadcast. A Dask labels array stays
+    lazy: its dtype and shape are checked now, its values (none negative) as each of its chunks is computed."""
+    if reset is not None:
+        segment_operands(reset, labels, shape, axis)  # raises: not both
+    if isinstance(axis, tuple):
+        group_labels(0, (), axis)  # raises: labels= takes a single axis
+    lazy = isinstance(labels, da.Array)
+    values: Any = labels if lazy else np.asarray(labels)
+    if any(np.isnan(n) for n in values.shape):
+        raise ValueError("simdscan.dask needs known chunk sizes; call compute_chunk_sizes() on labels first")
+    if not lazy:
+        group_labels(values, shape, 0)  # (the values first, as simdscan checks them, then the shape)
+        checked = group_labels(values, values.shape, 0)
+        assert checked is not None
+        return checked
+    # zeros of the labels' dtype and shape (a view of one element) raise what they raise but for their values
+    group_labels(np.broadcast_to(np.zeros((), dtype=values.dtype), values.shape), shape, 0)
+    return values.map_blocks(_checked_labels, dtype=np.int64, meta=np.empty((0,) * values.ndim, dtype=np.int64))
+
+
 def _aligned_reset(flags: Union[np.ndarray, da.Array], x: da.Array) -> da.Array:
     """The checked flags broadcast to ``x``'s shape, in ``x``'s chunks."""
     lead = x.ndim - flags.ndim
@@ -570,12 +921,13 @@ def _walked_layout(x: da.Array, axis: Optional[int]) -> tuple[da.Array, int]:
 
 
 def _segments(flags: Union[np.ndarray, da.Array, None], given: da.Array, x: da.Array) -> tuple[da.Array, ...]:
-    """The checked flags (:func:`_reset_operand`) of the input ``given`` in the shape and chunks of ``x``, the array
-    the scan walks (flattened or reshaped from ``given``), as a tuple of one; none without flags."""
+    """The checked flags (:func:`_reset_operand`) or labels (:func:`_labels_operand`) of the input ``given`` in the
+    shape and chunks of ``x``, the array the scan walks (flattened or reshaped from ``given``), as a tuple of one;
+    none without them."""
     if flags is None:
         return ()
     if x.size == 0:
-        return (da.zeros(x.shape, dtype=bool, chunks=x.chunks),)
+        return (da.zeros(x.shape, dtype=flags.dtype, chunks=x.chunks),)
     # broadcast to the input as given, flattened with it as the data is, then in the scanned array's chunks
     r = _aligned_reset(flags, given)
     r = _walked_layout(r, None)[0] if r.shape != x.shape else r
@@ -591,7 +943,10 @@ def _scan(
     ``options["reset"]`` segments the scan (single axis only), its flags carried as the data is."""
     op = _OPS[name]
     x = a if isinstance(a, da.Array) else da.asarray(a)
-    reset = options.pop("reset", None)
+    reset, labels = options.pop("reset", None), options.pop("labels", None)
+    if labels is not None:  # (simdscan checks labels first too)
+        return _grouped_scan(name, x, axis, direction, exclusive, _labels_operand(labels, x.shape, axis, reset),
+                             options)
     flags = None if reset is None else _reset_operand(reset, x.shape, axis)  # (simdscan checks reset first too)
     if isinstance(axis, tuple):
         op.scan(np.empty((0,) * x.ndim, dtype=x.dtype), axis, direction=direction, exclusive=exclusive, **options)
@@ -678,6 +1033,51 @@ def _scan(
     return local.map_blocks(_to_result, rdt, dtype=rdt, meta=meta_rdt)
 
 
+def _grouped_scan(name: str, x: da.Array, axis: Any, direction: Any, exclusive: Any, groups: Any,
+                  options: dict[str, Any]) -> Any:
+    """The lazy scan ``name`` of ``x`` grouped by ``groups`` (:func:`_labels_operand`), an int ``axis`` or None.
+
+    1. Each chunk's groups, line by line: simdscan's inclusive grouped scan of the chunk, at each group's last element
+       in the walk (with indices: and its position along the whole axis), the lines' groups padded to the most any
+       line has.
+    2. The carry into a chunk: the groups of the chunks walked before it, folded in the walk's order: a group in both
+       the carry and a chunk takes the op's ufunc of the two (:func:`_apply`), any other goes on as it is.
+    3. Each chunk scanned by simdscan, grouped, after (in the walk) one element a carried group that the chunk holds:
+       its label and total, which the op itself continues, as the whole line's scan would have, exclusive or not and
+       with indices (the supplier of a carried value is the carry's), then the prefix dropped."""
+    op = _OPS[name]
+    indices = bool(options.pop("return_indices", False))
+    probe = np.empty((0,) * x.ndim, dtype=x.dtype)
+    rdt = op.scan(probe, axis, direction=direction, exclusive=exclusive, **options).dtype
+    op = replace(op, indices=indices)
+    decreasing = Direction(direction) is Direction.DECREASING
+    compensated = bool(options.get("compensated")) and rdt.kind in "fc"
+    acc = _accumulation_dtype(op, rdt, compensated)
+    given = x
+    x, axis = _walked_layout(x, axis)
+    (labels,) = _segments(groups, given, x)
+    nb = x.numblocks[axis]
+    meta_rdt = np.empty((0,) * x.ndim, dtype=rdt)
+    common: dict[str, Any] = dict(op=op, axis=axis, decreasing=decreasing, rdt=rdt, acc=acc, compensated=compensated)
+    if nb <= 1:
+        result = da.map_blocks(_label_chunk, x, labels, exclusive=bool(exclusive), dtype=rdt, meta=meta_rdt, **common)
+    else:
+        own = da.map_blocks(
+            _label_summary, x, labels, chunks=tuple((1,) * nb if i == axis else c for i, c in enumerate(x.chunks)),
+            dtype=acc, meta=np.empty((0,) * x.ndim, dtype=acc), **common,
+        )
+        carries = _chain(own, "label-carry", axis, decreasing, acc, (_group_start, op, acc, axis), (_label_step, op))
+        result = da.map_blocks(_label_combine, carries, x, labels, exclusive=bool(exclusive), chunks=x.chunks,
+                               dtype=rdt, meta=meta_rdt, **common)
+    if indices:
+        meta_intp = np.empty((0,) * x.ndim, dtype=np.intp)
+        return (
+            result.map_blocks(_pick, 0, dtype=rdt, meta=meta_rdt),
+            result.map_blocks(_pick, 1, dtype=np.intp, meta=meta_intp),
+        )
+    return result
+
+
 def _segmented(
     local: da.Array, x: da.Array, reset: da.Array, nb: int, decreasing: bool, exclusive: bool, rdt: np.dtype,
     acc: np.dtype, common: dict[str, Any],
@@ -732,7 +1132,7 @@ def _segmented(
 
 
 def _cumulative(product: bool, x: Any, axis: Any, dtype: Any, include_initial: Any, direction: Any,
-                reset: Any = None) -> Any:
+                reset: Any = None, labels: Any = None) -> Any:
     """simdscan.dask's cumulative_sum (``product`` False) or cumulative_prod: the NumPy-level function, probed on an
     empty array, checks every argument as it does and gives the result dtype; the body is the lazy cumsum or cumprod
     in that dtype (bool: a running logical or / and, through a running product of 0/1 bytes, as NumPy's bool loops),
@@ -746,11 +1146,11 @@ def _cumulative(product: bool, x: Any, axis: Any, dtype: Any, include_initial: A
     rdt = numpy_level(probe, axis=ax, dtype=dtype, include_initial=include_initial, direction=direction).dtype
     if rdt.kind == "b":
         kept = x.astype(bool) if product else ~x.astype(bool)  # logical or: not (the logical and of not x)
-        body = _scan("cumprod", kept.astype(np.uint8), ax, direction, False, reset=reset).astype(bool)
+        body = _scan("cumprod", kept.astype(np.uint8), ax, direction, False, reset=reset, labels=labels).astype(bool)
         body = body if product else ~body
     else:
         body = _scan("cumprod" if product else "cumsum", x if _scannable(x.dtype) else x.astype(rdt), ax, direction,
-                     False, dtype=rdt, reset=reset)
+                     False, dtype=rdt, reset=reset, labels=labels)
     if not include_initial:
         return body
     shape = list(body.shape)
@@ -761,7 +1161,7 @@ def _cumulative(product: bool, x: Any, axis: Any, dtype: Any, include_initial: A
     return da.concatenate([body, identity] if is_decreasing(direction) else [identity, body], axis=ax)
 
 
-def _ffill(a: Any, axis: Optional[int], direction: Any, limit: Any, reset: Any) -> da.Array:
+def _ffill(a: Any, axis: Optional[int], direction: Any, limit: Any, reset: Any, labels: Any = None) -> da.Array:
     """simdscan.dask.ffill: each chunk filled by simdscan, then the carry across chunks (the last number walked in each
     line, with the count of elements walked since it for ``limit``) filling the NaNs that open a chunk, cut at
     segment starts as the segmented scans' carries are (:func:`_segmented`)."""
@@ -769,18 +1169,22 @@ def _ffill(a: Any, axis: Optional[int], direction: Any, limit: Any, reset: Any) 
     blank = (0,) * x.ndim
     # simdscan.ffill's checks, in its order (axis, limit, reset, dtype and direction), on empty arrays
     simdscan.ffill(np.empty(blank), axis, limit=limit)
-    flags = None if reset is None else _reset_operand(reset, x.shape, axis)
+    groups = None if labels is None else _labels_operand(labels, x.shape, axis, reset)
+    flags = None if reset is None or labels is not None else _reset_operand(reset, x.shape, axis)
     rdt = simdscan.ffill(np.empty(blank, dtype=x.dtype), axis, direction=direction, limit=limit).dtype
     decreasing = is_decreasing(direction)
     limit = None if limit is None else operator.index(limit)
     given = x
     x, axis = _walked_layout(x, axis)
-    segments = _segments(flags, given, x)
+    segments = _segments(flags if groups is None else groups, given, x)
     meta = np.empty((0,) * x.ndim, dtype=rdt)
     if rdt.kind not in "fc":  # no NaN: a copy, which reads a Dask reset still, so that its values are checked
-        return da.map_blocks(_unfilled, x, *(segments if isinstance(flags, da.Array) else ()), dtype=rdt, meta=meta)
+        lazy = isinstance(flags if groups is None else groups, da.Array)
+        return da.map_blocks(_unfilled, x, *(segments if lazy else ()), dtype=rdt, meta=meta)
     nb = x.numblocks[axis]
     options: dict[str, Any] = dict(axis=axis, decreasing=decreasing)
+    if groups is not None:
+        return _grouped_fill(x, segments[0], nb, limit, meta, options)
     if nb <= 1:
         return da.map_blocks(_fill_chunk, x, *segments, limit=limit, dtype=rdt, meta=meta, **options)
     totals = da.map_blocks(
@@ -796,3 +1200,23 @@ def _ffill(a: Any, axis: Optional[int], direction: Any, limit: Any, reset: Any) 
     return da.map_blocks(
         _fill_combine, carries, x, *segments, limit=limit, chunks=x.chunks, dtype=rdt, meta=meta, **options
     )
+
+
+def _grouped_fill(x: da.Array, labels: da.Array, nb: int, limit: Optional[int], meta: np.ndarray,
+                  options: dict[str, Any]) -> da.Array:
+    """simdscan.dask.ffill grouped by ``labels`` (int64, in ``x``'s chunks): each chunk's groups line by line (the
+    last number of each in the walk, and the count of its elements walked since), carried over the chunks in the walk's
+    order (a group in the carry and a chunk: the chunk's number where it has one, else the carry's, its count longer),
+    then each chunk filled by simdscan, grouped, and each group's NaNs before its first number in the chunk filled from
+    the carry as far as ``limit`` allows."""
+    if nb <= 1:
+        return da.map_blocks(_fill_label_chunk, x, labels, limit=limit, dtype=meta.dtype, meta=meta, **options)
+    axis = options["axis"]
+    own = da.map_blocks(
+        _fill_label_summary, x, labels, chunks=tuple((1,) * nb if i == axis else c for i, c in enumerate(x.chunks)),
+        dtype=meta.dtype, meta=meta, **options,
+    )
+    carries = _chain(own, "fill-label-carry", axis, options["decreasing"], meta.dtype,
+                     (_group_start, None, meta.dtype, axis), (_fill_label_step,))
+    return da.map_blocks(_fill_label_combine, carries, x, labels, limit=limit, chunks=x.chunks, dtype=meta.dtype,
+                         meta=meta, **options)

@@ -11,12 +11,13 @@ from . import _core
 from ._axes import scan_along, scan_axes
 from ._fast_calls import fast_calls
 from ._runtime import Direction
-from ._segments import reset_flags
+from ._segments import segment_operands
 
 
 @fast_calls("maximum", ("direction", "exclusive", "out"))
 def cummax(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
-           exclusive: bool = False, out: Any = None, return_indices: bool = False, reset: Any = None) -> Any:
+           exclusive: bool = False, out: Any = None, return_indices: bool = False, reset: Any = None,
+           labels: Any = None) -> Any:
     """Running maximum along an axis, in the input's dtype, with the flags of :func:`cumsum`.
 
     NaN propagates as in :func:`numpy.maximum.accumulate`: from the first NaN in scan order on, every output is
@@ -25,10 +26,10 @@ def cummax(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, st
 
     Parameters
     ----------
-    a, axis, direction, exclusive, reset
-        As :func:`cumsum`, several axes included (without ``return_indices`` or ``reset``). Every integer dtype,
-        bool and float16/32/64 are taken; complex numbers have no order (TypeError). With ``reset``, the indices
-        stay positions along the whole axis.
+    a, axis, direction, exclusive, reset, labels
+        As :func:`cumsum`, several axes included (without ``return_indices``, ``reset`` or ``labels``). Every
+        integer dtype, bool and float16/32/64 are taken; complex numbers have no order (TypeError). With ``reset``
+        or ``labels``, the indices stay positions along the whole axis.
     out : ndarray, or a tuple (values, indices) with ``return_indices``, optional
         Where to write the result, with :func:`cumsum`'s rules (``out=a`` scans in place). With
         ``return_indices``, ``None`` or a pair of arrays, the second of dtype ``numpy.intp``.
@@ -63,19 +64,20 @@ def cummax(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, st
     >>> indices
     array([0, 1, 2, 3, 3])
     """
-    if reset is not None:
+    if reset is not None or labels is not None:
         return _extremum_along("maximum", a, axis, direction=direction, exclusive=exclusive, out=out,
-                               return_indices=return_indices, reset=reset)
+                               return_indices=return_indices, reset=reset, labels=labels)
     if isinstance(axis, tuple):
         return _extremum_axes("maximum", a, axis, direction, exclusive, out, return_indices)
     if return_indices:
-        return _core.scan_indexed("maximum", a, axis, direction, exclusive, out, None)
-    return _core.scan("maximum", a, axis, direction, exclusive, None, out, False, False, None)
+        return _core.scan_indexed("maximum", a, axis, direction, exclusive, out, None, None)
+    return _core.scan("maximum", a, axis, direction, exclusive, None, out, False, False, None, None)
 
 
 @fast_calls("minimum", ("direction", "exclusive", "out"))
 def cummin(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
-           exclusive: bool = False, out: Any = None, return_indices: bool = False, reset: Any = None) -> Any:
+           exclusive: bool = False, out: Any = None, return_indices: bool = False, reset: Any = None,
+           labels: Any = None) -> Any:
     """Running minimum along an axis: :func:`cummax` with the order reversed (exclusive identity: the highest value).
 
     Examples
@@ -90,19 +92,20 @@ def cummin(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, st
     >>> simdscan.cummin([True, True, False], exclusive=True)
     array([ True,  True,  True])
     """
-    if reset is not None:
+    if reset is not None or labels is not None:
         return _extremum_along("minimum", a, axis, direction=direction, exclusive=exclusive, out=out,
-                               return_indices=return_indices, reset=reset)
+                               return_indices=return_indices, reset=reset, labels=labels)
     if isinstance(axis, tuple):
         return _extremum_axes("minimum", a, axis, direction, exclusive, out, return_indices)
     if return_indices:
-        return _core.scan_indexed("minimum", a, axis, direction, exclusive, out, None)
-    return _core.scan("minimum", a, axis, direction, exclusive, None, out, False, False, None)
+        return _core.scan_indexed("minimum", a, axis, direction, exclusive, out, None, None)
+    return _core.scan("minimum", a, axis, direction, exclusive, None, out, False, False, None, None)
 
 
 @fast_calls("maximum", ("direction", "exclusive", "out"), skip_nan=True)
 def nancummax(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
-              exclusive: bool = False, out: Optional[np.ndarray] = None, reset: Any = None) -> np.ndarray:
+              exclusive: bool = False, out: Optional[np.ndarray] = None, reset: Any = None,
+              labels: Any = None) -> np.ndarray:
     """Running maximum that skips NaN, as :func:`numpy.fmax.accumulate`: NaN only before the first number.
 
     Parameters and errors are :func:`cummax`'s (without ``return_indices``). The kernels skip NaN as they
@@ -117,12 +120,13 @@ def nancummax(a: Any, axis: Optional[int] = None, *, direction: Union[Direction,
     >>> simdscan.nancummax([np.nan, 1.0, 3.0], exclusive=True)
     array([-inf,  nan,   1.])
     """
-    return scan_along("maximum", True, a, axis, direction, exclusive, out, None, False, reset)
+    return scan_along("maximum", True, a, axis, direction, exclusive, out, None, False, reset, labels)
 
 
 @fast_calls("minimum", ("direction", "exclusive", "out"), skip_nan=True)
 def nancummin(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
-              exclusive: bool = False, out: Optional[np.ndarray] = None, reset: Any = None) -> np.ndarray:
+              exclusive: bool = False, out: Optional[np.ndarray] = None, reset: Any = None,
+              labels: Any = None) -> np.ndarray:
     """Running minimum that skips NaN, as :func:`numpy.fmin.accumulate` (see :func:`nancummax`).
 
     Examples
@@ -132,7 +136,7 @@ def nancummin(a: Any, axis: Optional[int] = None, *, direction: Union[Direction,
     >>> simdscan.nancummin([2.0, np.nan, 1.0], direction="decreasing")
     array([1., 1., 1.])
     """
-    return scan_along("minimum", True, a, axis, direction, exclusive, out, None, False, reset)
+    return scan_along("minimum", True, a, axis, direction, exclusive, out, None, False, reset, labels)
 
 
 # cummax and cummin call the core themselves: each Python call between cost a 16-element call about 0.1 us. A tuple
@@ -143,8 +147,8 @@ def _extremum_axes(op: str, a: Any, axis: Any, direction: Any, exclusive: Any, o
 
 
 def _extremum_along(op: str, a: Any, axis: Any, *, direction: Any, exclusive: Any, out: Any,
-                    return_indices: Any = False, reset: Any = None) -> Any:
-    flags = reset_flags(reset, np.shape(a), axis)
+                    return_indices: Any = False, reset: Any = None, labels: Any = None) -> Any:
+    flags, groups = segment_operands(reset, labels, np.shape(a), axis)
     if return_indices:
-        return _core.scan_indexed(op, a, axis, direction, exclusive, out, flags)
-    return _core.scan(op, a, axis, direction, exclusive, None, out, False, False, flags)
+        return _core.scan_indexed(op, a, axis, direction, exclusive, out, flags, groups)
+    return _core.scan(op, a, axis, direction, exclusive, None, out, False, False, flags, groups)

@@ -10,9 +10,8 @@ import numpy as np
 from . import _core
 from ._array_types import takes_array_types
 from ._axes import is_decreasing, normalize_axis
-from ._extrema import cummax, cummin
 from ._runtime import Direction
-from ._segments import reset_flags
+from ._segments import segment_operands
 
 
 def _check_out(out: Any, shape: tuple[int, ...], dtype: np.dtype) -> None:
@@ -30,7 +29,8 @@ def _check_out(out: Any, shape: tuple[int, ...], dtype: np.dtype) -> None:
 
 @takes_array_types
 def ffill(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
-          limit: Optional[int] = None, reset: Any = None, out: Optional[np.ndarray] = None) -> np.ndarray:
+          limit: Optional[int] = None, reset: Any = None, labels: Any = None,
+          out: Optional[np.ndarray] = None) -> np.ndarray:
     """Forward fill along an axis: each NaN takes the last number before it in the walk, as pandas' ``ffill`` and
     bottleneck's ``push``; ``direction="decreasing"`` is the backward fill (pandas' ``bfill``).
 
@@ -53,6 +53,9 @@ def ffill(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str
     reset : array_like, optional
         Segments, as for :func:`cumsum`: a fill never crosses the start of a segment, so each segment's leading
         NaNs stay NaN.
+    labels : array_like of int, optional
+        Groups, as for :func:`cumsum`: each NaN takes the last number before it of its own group (pandas'
+        ``groupby(labels).ffill()`` along each line), and ``limit`` counts the consecutive NaNs of the group.
     out : ndarray, optional
         Where to write the result (``a``'s dtype and the result's shape, any strides; ``out=a`` fills in place).
 
@@ -65,9 +68,10 @@ def ffill(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str
     ------
     TypeError
         ``limit`` is not an integer; ``out`` is not an ndarray or has the wrong dtype; ``a``'s dtype cannot be
-        scanned; ``reset`` as for :func:`cumsum`.
+        scanned; ``reset`` and ``labels`` as for :func:`cumsum`.
     ValueError
-        ``limit`` below 1; ``out`` of the wrong shape or read-only; ``reset`` as for :func:`cumsum`.
+        ``limit`` below 1; ``out`` of the wrong shape or read-only; ``reset`` and ``labels`` as for
+        :func:`cumsum`.
     numpy.exceptions.AxisError
         ``axis`` is out of range.
 
@@ -84,6 +88,8 @@ def ffill(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str
     array([nan,  1.,  1., nan,  2.,  2.])
     >>> simdscan.ffill(x, reset=[0, 0, 0, 1, 0, 0])
     array([nan,  1.,  1., nan,  2.,  2.])
+    >>> simdscan.ffill(x, labels=[0, 0, 1, 0, 1, 1])
+    array([nan,  1., nan,  1.,  2.,  2.])
     """
     x = np.asarray(a)
     if isinstance(axis, tuple):
@@ -96,7 +102,7 @@ def ffill(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str
         x = x.reshape(1)
     flat = x.reshape(-1) if axis is None else x
     along = 0 if axis is None else normalize_axis(axis, flat.ndim)
-    flags = reset_flags(reset, x.shape, axis)
+    flags, groups = segment_operands(reset, labels, x.shape, axis)
     if x.dtype.kind in "biu":  # no NaN: the values as they are
         is_decreasing(direction)
         if out is None:
@@ -106,21 +112,34 @@ def ffill(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str
             np.copyto(out, flat)
         return out
     if limit is None:
-        result: np.ndarray = _core.scan("ffill", x, axis, direction, False, None, out, False, False, flags)
+        result: np.ndarray = _core.scan("ffill", x, axis, direction, False, None, out, False, False, flags, groups)
         return result
-    # Each NaN's distance from the number that fills it, the last one in the walk within its segment (none: the NaN
-    # stays anyway): from the running maximum (minimum, decreasing) of the numbers' positions.
+    # Each NaN's distance from the number that fills it, the last one in the walk within its segment or group (none:
+    # one past the line's or group's end, where the NaN stays anyway): from the running maximum (minimum, decreasing)
+    # of the numbers' places, counted among the group's elements where grouped. (The core's scans, on labels already
+    # checked and made int64.)
     missing = np.isnan(flat)
-    shape = [1] * flat.ndim
-    shape[along] = flat.shape[along]
-    position = np.arange(flat.shape[along], dtype=np.intp).reshape(shape)
-    if is_decreasing(direction):
-        filler = cummin(np.where(missing, flat.shape[along], position), along, direction=direction, reset=flags)
+    decreasing = is_decreasing(direction)
+
+    def grouped(op: str, values: np.ndarray, walk: Any, exclusive: bool) -> np.ndarray:
+        return _core.scan(op, values, along, walk, exclusive, None, None, False, False, flags, groups)
+
+    if groups is None:
+        shape = [1] * flat.ndim
+        shape[along] = flat.shape[along]
+        position: Any = np.arange(flat.shape[along], dtype=np.intp).reshape(shape)
+        end: Any = flat.shape[along]
+    else:
+        ones = np.ones(flat.shape, np.intp)
+        position = grouped("add", ones, "increasing", True)
+        end = position + grouped("add", ones, "decreasing", False) if decreasing else None
+    if decreasing:
+        filler = grouped("minimum", np.where(missing, end, position), direction, False)
         beyond = missing & (filler - position > limit)
     else:
-        filler = cummax(np.where(missing, -1, position), along, direction=direction, reset=flags)
+        filler = grouped("maximum", np.where(missing, -1, position), direction, False)
         beyond = missing & (position - filler > limit)
     kept = flat[beyond]  # taken before an in-place fill overwrites them
-    result = _core.scan("ffill", x, axis, direction, False, None, out, False, False, flags)
+    result = _core.scan("ffill", x, axis, direction, False, None, out, False, False, flags, groups)
     result[beyond] = kept
     return result

@@ -14,7 +14,7 @@ from ._runtime import Direction
 @fast_calls("logaddexp", ("direction", "exclusive", "dtype", "out"))
 def logcumsumexp(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
                  exclusive: bool = False, dtype: Any = None, out: Optional[np.ndarray] = None,
-                 reset: Any = None) -> np.ndarray:
+                 reset: Any = None, labels: Any = None) -> np.ndarray:
     """log(cumsum(exp(a))) along an axis, computed stably, with the flags of :func:`cumsum`.
 
     Block by block (a few hundred elements): the running sum of exp(x - shift) against one shift per block, and
@@ -24,7 +24,7 @@ def logcumsumexp(a: Any, axis: Optional[int] = None, *, direction: Union[Directi
 
     Parameters
     ----------
-    a, axis, direction, exclusive, out, reset
+    a, axis, direction, exclusive, out, reset, labels
         As :func:`cumsum`. ``-inf`` elements are the identity (exp(-inf) = 0); ``+inf`` gives ``+inf`` from there
         on; NaN propagates; an exclusive scan writes ``-inf`` first.
     dtype : floating data-type, optional
@@ -42,4 +42,4 @@ def logcumsumexp(a: Any, axis: Optional[int] = None, *, direction: Union[Directi
     >>> simdscan.logcumsumexp([0, 0], exclusive=True)
     array([-inf,   0.])
     """
-    return scan_along("logaddexp", False, a, axis, direction, exclusive, out, dtype, False, reset)
+    return scan_along("logaddexp", False, a, axis, direction, exclusive, out, dtype, False, reset, labels)

@@ -14,7 +14,7 @@ from ._runtime import Direction
 @fast_calls("add", ("direction", "exclusive", "dtype", "out", "compensated"), skip_nan=True)
 def nancumsum(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
               exclusive: bool = False, dtype: Any = None, out: Optional[np.ndarray] = None,
-              compensated: bool = False, reset: Any = None) -> np.ndarray:
+              compensated: bool = False, reset: Any = None, labels: Any = None) -> np.ndarray:
     """Cumulative sum counting NaN as zero, as :func:`numpy.nancumsum`, with every flag of :func:`cumsum`.
 
     The dtype is kept as :func:`cumsum` keeps it (NumPy widens small integers). The kernels skip NaN elements
@@ -30,13 +30,13 @@ def nancumsum(a: Any, axis: Optional[int] = None, *, direction: Union[Direction,
     >>> simdscan.nancumsum(x, direction="decreasing", exclusive=True)
     array([5., 5., 3., 0.], dtype=float32)
     """
-    return scan_along("add", True, a, axis, direction, exclusive, out, dtype, compensated, reset)
+    return scan_along("add", True, a, axis, direction, exclusive, out, dtype, compensated, reset, labels)
 
 
 @fast_calls("multiply", ("direction", "exclusive", "dtype", "out"), skip_nan=True)
 def nancumprod(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
                exclusive: bool = False, dtype: Any = None, out: Optional[np.ndarray] = None,
-               reset: Any = None) -> np.ndarray:
+               reset: Any = None, labels: Any = None) -> np.ndarray:
     """Cumulative product counting NaN as one, as :func:`numpy.nancumprod`, with the flags of :func:`cumprod`.
 
     Examples
@@ -46,4 +46,4 @@ def nancumprod(a: Any, axis: Optional[int] = None, *, direction: Union[Direction
     >>> simdscan.nancumprod([2.0, np.nan, 3.0])
     array([2., 2., 6.])
     """
-    return scan_along("multiply", True, a, axis, direction, exclusive, out, dtype, False, reset)
+    return scan_along("multiply", True, a, axis, direction, exclusive, out, dtype, False, reset, labels)

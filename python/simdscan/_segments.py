@@ -1,4 +1,5 @@
-"""Segmented scans: the ``reset=`` argument every scan takes, checked and put in the form the core reads."""
+"""Segmented and grouped scans: the ``reset=`` and ``labels=`` arguments every scan takes, checked and put in the
+form the core reads."""
 
 from __future__ import annotations
 
@@ -34,3 +35,42 @@ def reset_flags(reset: Any, shape: Tuple[int, ...], axis: Any) -> Optional[np.nd
             raise ValueError(f"reset holds values other than 0 and 1 (such as {flags[stray].flat[0]!r})")
         flags = flags != 0
     return flags.reshape(-1) if axis is None else flags
+
+
+def group_labels(labels: Any, shape: Tuple[int, ...], axis: Any) -> Optional[np.ndarray]:
+    """``labels`` as the core takes them: a native int64 array of the input's ``shape`` (uint64 labels past int64's
+    range as their bits, which stay distinct), flattened in C order for ``axis=None``; None for None.
+
+    Raises TypeError for a dtype other than integer (bool and floating included); ValueError for a negative label, a
+    shape that does not broadcast to ``shape``, or a tuple ``axis``.
+
+    >>> group_labels([[7], [2**64 - 1]], (2, 2), None)
+    array([ 7,  7, -1, -1])
+    """
+    if labels is None:
+        return None
+    if isinstance(axis, tuple):
+        raise ValueError(f"labels= takes a single axis (an int or None), not axis={axis!r}")
+    values = np.asarray(labels)
+    if values.dtype.kind not in "iu":
+        raise TypeError(f"labels must be integers, not dtype {values.dtype}")
+    if values.dtype.kind == "i" and values.size and values.min() < 0:  # before broadcasting: fewer to read
+        raise ValueError(f"labels must be >= 0 (found {values.min()})")
+    try:
+        values = np.broadcast_to(values, shape)
+    except ValueError:
+        raise ValueError(f"labels of shape {values.shape} do not broadcast to the input's shape {shape}") from None
+    if values.dtype.itemsize == 8:
+        values = values.astype(values.dtype.newbyteorder("="), copy=False).view(np.int64)
+    else:
+        values = values.astype(np.int64)
+    return values.reshape(-1) if axis is None else values
+
+
+def segment_operands(reset: Any, labels: Any, shape: Tuple[int, ...],
+                     axis: Any) -> Tuple[Optional[np.ndarray], Optional[np.ndarray]]:
+    """``reset`` and ``labels`` as the core takes them (:func:`reset_flags`, :func:`group_labels`); ValueError for
+    both at once."""
+    if reset is not None and labels is not None:
+        raise ValueError("a scan takes reset= or labels=, not both")
+    return reset_flags(reset, shape, axis), group_labels(labels, shape, axis)

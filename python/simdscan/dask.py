@@ -4,9 +4,9 @@
 ``logcumsumexp``, ``cumulative_sum``, ``cumulative_prod`` and ``ffill`` of this module take a
 :class:`dask.array.Array` and return one, lazily, with the semantics and the keywords of the NumPy-level function of
 the same name in :mod:`simdscan` (direction, exclusive, dtype, compensated, return_indices, include_initial, limit,
-reset), ``out=`` excepted, and Dask's ``method=`` besides for the scans (accepted, see :func:`cumsum`). The NumPy-level
-functions hand a Dask array to these. This module needs Dask (``pip install simdscan[dask]``); ``import simdscan``
-never imports it.
+reset, labels), ``out=`` excepted, and Dask's ``method=`` besides for the scans (accepted, see :func:`cumsum`). The
+NumPy-level functions hand a Dask array to these. This module needs Dask (``pip install simdscan[dask]``);
+``import simdscan`` never imports it.
 
 How the scan is built (nothing is computed until the result is):
 
@@ -24,6 +24,17 @@ the chunk holds a reset; carries combine as a segmented op (a chunk holding a re
 carry combined with it); and a carry reaches only the elements walked before the chunk's first segment start (before
 its first reset when increasing, from its last reset on when decreasing), so a segment spans chunks, and a reset at a
 chunk's first index stops the carry out of it in a decreasing walk.
+
+Groups (``labels=``, a NumPy or Dask integer array, broadcast and put in the data's chunks as ``reset`` is) carry each
+line's groups instead of one total: a chunk's groups are its distinct labels in each line, each with simdscan's grouped
+inclusive scan of the chunk at the group's last element in the walk (and that value's position along the axis, for
+indices); the carry into a chunk folds the groups of the chunks walked before it (a group in both takes the ufunc of
+the two, any other goes on as it is), so it holds every group its line has met; and each chunk is scanned by simdscan,
+grouped, after one element for each carried group that it holds (its label and carried value, the rest padded with a
+label no element has), which the op continues as on the whole line, exclusive or not and with indices, before that
+prefix is dropped (a NaN total of nancumsum / nancumprod, which the op would skip, is combined by the ufunc after). A
+carry's memory grows with the number of distinct labels a line holds, whatever their values. :func:`ffill` carries
+each group's last number and the count of its elements walked since.
 
 :func:`ffill` follows the same steps, its carry the last number walked in each line (found or not) with the count of
 elements walked since it, for ``limit``: a chunk with a number in its last segment passes on that number, one with a
@@ -78,7 +89,8 @@ __all__ = [
 # public API: one thin wrapper a function, its keywords those of simdscan's function of that name, out= excepted
 # --------------------------------------------------------------------------
 def cumsum(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
-           dtype: Any = None, compensated: bool = False, reset: Any = None, method: str = "sequential") -> da.Array:
+           dtype: Any = None, compensated: bool = False, reset: Any = None, labels: Any = None,
+           method: str = "sequential") -> da.Array:
     """Lazy cumulative sum of a Dask array along an axis, every chunk scanned by :func:`simdscan.cumsum`.
 
     Parameters
@@ -107,6 +119,11 @@ def cumsum(a: da.Array, axis: Axis = None, *, direction: Directions = "increasin
         As :func:`simdscan.cumsum`: True (or 1) at index i begins a new segment at element i, each segment of each
         line scanned on its own; bool, or integer / floating 0s and 1s, broadcast to ``a`` (flattened with it for
         ``axis=None``), an int ``axis`` only. A Dask reset stays lazy, in chunks of its own (put in ``a``'s).
+    labels : array_like or dask.array.Array, optional
+        As :func:`simdscan.cumsum`: each element's output is the scan of its line's elements with the same label
+        walked up to it; integers >= 0 (uint64 ones up to 2**64 - 1), broadcast to ``a`` (flattened with it for
+        ``axis=None``), an int ``axis`` only, not with ``reset``. A group running across chunks is carried across
+        them; a Dask labels array stays lazy, in chunks of its own (put in ``a``'s).
     method : {"sequential", "blelloch"}, default "sequential"
         Dask's own keyword (:func:`dask.array.cumsum`), accepted so that code written for Dask runs unchanged: either
         value builds the same graph, as simdscan's chunk carries are its own (a chain of small tasks over the chunk
@@ -123,7 +140,7 @@ def cumsum(a: da.Array, axis: Axis = None, *, direction: Directions = "increasin
     ------
     numpy.exceptions.AxisError, ValueError, TypeError
         As :func:`simdscan.cumsum`, at once (while building the graph); but a Dask ``reset``'s values other than 0
-        and 1 raise ValueError when they are computed.
+        and 1, and a Dask ``labels``' negative values, raise ValueError when they are computed.
 
     Every other function of this module takes the parameters above that its NumPy-level namesake in
     :mod:`simdscan` takes, returns the same, computed as the module's description says, and raises the same.
@@ -142,13 +159,16 @@ def cumsum(a: da.Array, axis: Axis = None, *, direction: Directions = "increasin
            [2, 4, 6, 8]], dtype=int32)
     >>> simdscan.dask.cumsum(x, reset=da.from_array([0, 0, 1, 0, 0, 1, 0, 0], chunks=4)).compute()
     array([ 1,  3,  3,  7, 12,  6, 13, 21])
+    >>> simdscan.dask.cumsum(x, labels=da.from_array([0, 1, 0, 1, 0, 1, 0, 1], chunks=4)).compute()
+    array([ 1,  2,  4,  6,  9, 12, 16, 20])
     """
     check_method(method)
-    return _scan("cumsum", a, axis, direction, exclusive, dtype=dtype, compensated=compensated, reset=reset)
+    return _scan("cumsum", a, axis, direction, exclusive, dtype=dtype, compensated=compensated, reset=reset,
+                 labels=labels)
 
 
 def cumprod(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
-            dtype: Any = None, reset: Any = None, method: str = "sequential") -> da.Array:
+            dtype: Any = None, reset: Any = None, labels: Any = None, method: str = "sequential") -> da.Array:
     """Lazy cumulative product of a Dask array along an axis, every chunk scanned by :func:`simdscan.cumprod`.
 
     Parameters are those of :func:`cumsum`; an empty exclusive range gives 1.
@@ -162,11 +182,11 @@ def cumprod(a: da.Array, axis: Axis = None, *, direction: Directions = "increasi
     array([  1,   1,   2,   6,  24, 120])
     """
     check_method(method)
-    return _scan("cumprod", a, axis, direction, exclusive, dtype=dtype, reset=reset)
+    return _scan("cumprod", a, axis, direction, exclusive, dtype=dtype, reset=reset, labels=labels)
 
 
 def cummax(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
-           return_indices: bool = False, reset: Any = None, method: str = "sequential") -> Any:
+           return_indices: bool = False, reset: Any = None, labels: Any = None, method: str = "sequential") -> Any:
     """Lazy running maximum of a Dask array, every chunk scanned by :func:`simdscan.cummax`; NaN propagates.
 
     With ``return_indices`` it returns two Dask arrays, (values, indices): each index is the position along the
@@ -184,11 +204,11 @@ def cummax(a: da.Array, axis: Axis = None, *, direction: Directions = "increasin
     array([5, 5, 5, 5, 5, 5, 7, 7])
     """
     check_method(method)
-    return _scan("cummax", a, axis, direction, exclusive, return_indices=return_indices, reset=reset)
+    return _scan("cummax", a, axis, direction, exclusive, return_indices=return_indices, reset=reset, labels=labels)
 
 
 def cummin(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
-           return_indices: bool = False, reset: Any = None, method: str = "sequential") -> Any:
+           return_indices: bool = False, reset: Any = None, labels: Any = None, method: str = "sequential") -> Any:
     """Lazy running minimum of a Dask array, every chunk scanned by :func:`simdscan.cummin` (see :func:`cummax`).
 
     Examples
@@ -200,11 +220,12 @@ def cummin(a: da.Array, axis: Axis = None, *, direction: Directions = "increasin
     [array([ 5.,  3.,  3., nan, nan]), array([0, 1, 2, 3, 3])]
     """
     check_method(method)
-    return _scan("cummin", a, axis, direction, exclusive, return_indices=return_indices, reset=reset)
+    return _scan("cummin", a, axis, direction, exclusive, return_indices=return_indices, reset=reset, labels=labels)
 
 
 def nancummax(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
-              exclusive: Exclusives = False, reset: Any = None, method: str = "sequential") -> da.Array:
+              exclusive: Exclusives = False, reset: Any = None, labels: Any = None,
+              method: str = "sequential") -> da.Array:
     """Lazy running maximum that skips NaN, every chunk scanned by :func:`simdscan.nancummax`.
 
     Examples
@@ -213,11 +234,12 @@ def nancummax(a: da.Array, axis: Axis = None, *, direction: Directions = "increa
     array([nan, nan,  1.,  1.,  3.])
     """
     check_method(method)
-    return _scan("nancummax", a, axis, direction, exclusive, reset=reset)
+    return _scan("nancummax", a, axis, direction, exclusive, reset=reset, labels=labels)
 
 
 def nancummin(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
-              exclusive: Exclusives = False, reset: Any = None, method: str = "sequential") -> da.Array:
+              exclusive: Exclusives = False, reset: Any = None, labels: Any = None,
+              method: str = "sequential") -> da.Array:
     """Lazy running minimum that skips NaN, every chunk scanned by :func:`simdscan.nancummin`.
 
     Examples
@@ -229,12 +251,12 @@ def nancummin(a: da.Array, axis: Axis = None, *, direction: Directions = "increa
            [ 1., nan]])
     """
     check_method(method)
-    return _scan("nancummin", a, axis, direction, exclusive, reset=reset)
+    return _scan("nancummin", a, axis, direction, exclusive, reset=reset, labels=labels)
 
 
 def nancumsum(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
               exclusive: Exclusives = False, dtype: Any = None, compensated: bool = False,
-              reset: Any = None, method: str = "sequential") -> da.Array:
+              reset: Any = None, labels: Any = None, method: str = "sequential") -> da.Array:
     """Lazy cumulative sum counting NaN as zero, every chunk scanned by :func:`simdscan.nancumsum`.
 
     Examples
@@ -244,11 +266,12 @@ def nancumsum(a: da.Array, axis: Axis = None, *, direction: Directions = "increa
     array([0., 1., 1., 3., 3.], dtype=float32)
     """
     check_method(method)
-    return _scan("nancumsum", a, axis, direction, exclusive, dtype=dtype, compensated=compensated, reset=reset)
+    return _scan("nancumsum", a, axis, direction, exclusive, dtype=dtype, compensated=compensated, reset=reset,
+                 labels=labels)
 
 
 def nancumprod(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
-               exclusive: Exclusives = False, dtype: Any = None, reset: Any = None,
+               exclusive: Exclusives = False, dtype: Any = None, reset: Any = None, labels: Any = None,
                method: str = "sequential") -> da.Array:
     """Lazy cumulative product counting NaN as one, every chunk scanned by :func:`simdscan.nancumprod`.
 
@@ -258,11 +281,11 @@ def nancumprod(a: da.Array, axis: Axis = None, *, direction: Directions = "incre
     array([3. , 1.5, 1.5, 0.5])
     """
     check_method(method)
-    return _scan("nancumprod", a, axis, direction, exclusive, dtype=dtype, reset=reset)
+    return _scan("nancumprod", a, axis, direction, exclusive, dtype=dtype, reset=reset, labels=labels)
 
 
 def logcumsumexp(a: da.Array, axis: Axis = None, *, direction: Directions = "increasing",
-                 exclusive: Exclusives = False, dtype: Any = None, reset: Any = None,
+                 exclusive: Exclusives = False, dtype: Any = None, reset: Any = None, labels: Any = None,
                  method: str = "sequential") -> da.Array:
     """Lazy log(cumsum(exp(a))), computed stably, every chunk scanned by :func:`simdscan.logcumsumexp`.
 
@@ -278,11 +301,11 @@ def logcumsumexp(a: da.Array, axis: Axis = None, *, direction: Directions = "inc
     array([      -inf, 0.        , 0.69314718])
     """
     check_method(method)
-    return _scan("logcumsumexp", a, axis, direction, exclusive, dtype=dtype, reset=reset)
+    return _scan("logcumsumexp", a, axis, direction, exclusive, dtype=dtype, reset=reset, labels=labels)
 
 
 def cumulative_sum(x: da.Array, /, *, axis: Optional[int] = None, dtype: Any = None, include_initial: bool = False,
-                   direction: Union[Direction, str] = "increasing", reset: Any = None,
+                   direction: Union[Direction, str] = "increasing", reset: Any = None, labels: Any = None,
                    method: str = "sequential") -> da.Array:
     """Lazy :func:`simdscan.cumulative_sum` (NumPy 2.1's ``numpy.cumulative_sum``) of a Dask array.
 
@@ -303,11 +326,11 @@ def cumulative_sum(x: da.Array, /, *, axis: Optional[int] = None, dtype: Any = N
            [1., 2., 3.]], dtype=float32)
     """
     check_method(method)
-    return _cumulative(False, x, axis, dtype, include_initial, direction, reset)
+    return _cumulative(False, x, axis, dtype, include_initial, direction, reset, labels)
 
 
 def cumulative_prod(x: da.Array, /, *, axis: Optional[int] = None, dtype: Any = None, include_initial: bool = False,
-                    direction: Union[Direction, str] = "increasing", reset: Any = None,
+                    direction: Union[Direction, str] = "increasing", reset: Any = None, labels: Any = None,
                     method: str = "sequential") -> da.Array:
     """Lazy :func:`simdscan.cumulative_prod` (NumPy 2.1's ``numpy.cumulative_prod``) of a Dask array.
 
@@ -319,11 +342,11 @@ def cumulative_prod(x: da.Array, /, *, axis: Optional[int] = None, dtype: Any = 
     array([  1,   1,   2,   6,  24, 120])
     """
     check_method(method)
-    return _cumulative(True, x, axis, dtype, include_initial, direction, reset)
+    return _cumulative(True, x, axis, dtype, include_initial, direction, reset, labels)
 
 
 def ffill(a: da.Array, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
-          limit: Optional[int] = None, reset: Any = None) -> da.Array:
+          limit: Optional[int] = None, reset: Any = None, labels: Any = None) -> da.Array:
     """Lazy forward fill of a Dask array: each NaN takes the last number before it in the walk, every chunk filled by
     :func:`simdscan.ffill` and the last number carried across chunks (see the module's description).
 
@@ -340,6 +363,9 @@ def ffill(a: da.Array, axis: Optional[int] = None, *, direction: Union[Direction
         At most this many consecutive NaNs in the walk are filled after each number, counted across chunk boundaries.
     reset : array_like or dask.array.Array, optional
         As :func:`cumsum`: a fill never crosses the start of a segment.
+    labels : array_like or dask.array.Array, optional
+        As :func:`cumsum`: each NaN takes the last number of its own group, and ``limit`` counts the group's NaNs, the
+        group's last number and count carried across chunks.
 
     Returns
     -------
@@ -350,8 +376,8 @@ def ffill(a: da.Array, axis: Optional[int] = None, *, direction: Union[Direction
     Raises
     ------
     numpy.exceptions.AxisError, ValueError, TypeError
-        As :func:`simdscan.ffill`, at once; but a Dask ``reset``'s values other than 0 and 1 raise ValueError when
-        they are computed.
+        As :func:`simdscan.ffill`, at once; but a Dask ``reset``'s values other than 0 and 1, and a Dask
+        ``labels``' negative values, raise ValueError when they are computed.
 
     Examples
     --------
@@ -362,5 +388,7 @@ def ffill(a: da.Array, axis: Optional[int] = None, *, direction: Union[Direction
     array([nan,  1.,  1.,  1., nan,  2.,  2.])
     >>> simdscan.dask.ffill(x, direction="decreasing", reset=[0, 0, 0, 0, 1, 0, 0]).compute()
     array([ 1.,  1., nan, nan,  2.,  2., nan])
+    >>> simdscan.dask.ffill(x, labels=[0, 0, 1, 0, 1, 1, 0]).compute()
+    array([nan,  1., nan,  1., nan,  2.,  1.])
     """
-    return _ffill(a, axis, direction, limit, reset)
+    return _ffill(a, axis, direction, limit, reset, labels)

@@ -81,7 +81,7 @@ struct Tables {
             if (tiers[i].supported()) {
                 table[i] = tiers[i].make();
                 if (i > 0) {
-                    take_scalar_kernels(table[i], table[0]);
+                    take_lowest_tier_kernels(table[i], table[0]);
                 }
                 best = i;
             }

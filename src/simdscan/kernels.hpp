@@ -7,6 +7,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "groups.hpp"
 #include "plan.hpp"
 
 namespace simdscan {
@@ -184,7 +185,17 @@ struct TypedKernels {
     using scan_half_fn = void (*)(const std::uint16_t* in, std::uint16_t* out, std::ptrdiff_t n, ScanState<State>& st,
                                   bool exclusive);
 
+    // Grouped scans (CumulativeOperatorDesc::labels): n contiguous elements in scan order, each advancing its group's
+    // state (`walk`: the groups coded by the line's GroupLookup, a group's first element in the line starting from the
+    // op's neutral); into out the value after the element, or before it where exclusive (`identity` at a group's
+    // first). out may equal in. Where walk.positions is set (ops that write indices): each output's supplier's scan
+    // position. One element at a time, the same code in every tier: compiled in the lowest only
+    // (take_lowest_tier_kernels).
+    using groups_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, const GroupWalk<State>& walk, bool exclusive,
+                               T identity, T order_key);
+
     scan_fn scan[2];  // [reverse]
+    groups_fn scan_groups;
     segments_fn scan_segments[2];  // [reverse]
     scan_local_fn scan_local[2];  // [reverse]
     rebase_fn rebase;
@@ -282,14 +293,17 @@ void visit_kernel_sets(KernelTable& to, const KernelTable& from, Visit&& visit) 
     visit(to.forward_fill, from.forward_fill);
 }
 
-// A tier's table takes the lowest tier's kernels for the types no tier vectorizes (compiled there only).
-inline void take_scalar_kernels(KernelTable& tier, const KernelTable& lowest) {
+// A tier's table takes the lowest tier's kernels for what no tier vectorizes (compiled there only): the kernels of
+// the scalar_only types, and every type's grouped scan.
+inline void take_lowest_tier_kernels(KernelTable& tier, const KernelTable& lowest) {
     visit_kernel_sets(tier, lowest, [](auto& to, const auto& from) {
         using Set = std::decay_t<decltype(to)>;
         Set::for_each_type([&](auto type) {
             using T = typename decltype(type)::type;
             if constexpr (scalar_only<T>::value) {
                 to.template get<T>() = from.template get<T>();
+            } else {
+                to.template get<T>().scan_groups = from.template get<T>().scan_groups;
             }
         });
     });

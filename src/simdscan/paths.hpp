@@ -686,9 +686,80 @@ void run_outer(const Job<S, C, State>& job, bool buffered) {
         });
 }
 
-// Runs a job on the path choose_path picks for its plan.
+// A grouped job's lines (Role::labels), one at a time on a thread: a staging block at a time in scan order, its labels
+// numbered by the line's GroupTable and each element scanned into its group's state (TypedKernels::scan_groups).
+template <class S, class C, class State>
+class GroupedLines {
+public:
+    explicit GroupedLines(const Job<S, C, State>& job) : job_(job), staging_(job.plan, job.table) {}
+
+    void scan(const Operands& line) {
+        const Plan& plan = job_.plan;
+        const bool indexed = plan.has(Role::indices);
+        groups_.clear();
+        for (std::ptrdiff_t begin = 0; begin < plan.n; begin += block) {
+            const std::ptrdiff_t count = std::min(block, plan.n - begin);
+            const Operands at = operands_at(line, {}, begin, plan.step);
+            // Room for a group more per element.
+            if (states_.size() < groups_.size() + std::size_t(count)) {
+                states_.resize(2 * states_.size() + std::size_t(count));
+                suppliers_.resize(indexed ? states_.size() : 0);
+            }
+            char* target = at[Role::out];
+            const bool into_out = staging_.stores_in_place(target, plan.step[Role::out]);
+            staging_.keep_apart_from(target, plan.step[Role::out]);
+            const C* x = staging_.load(at[Role::in], plan.step[Role::in], count);
+            C* values = into_out ? reinterpret_cast<C*>(target) : staging_.values();
+            std::int64_t* positions = indexed ? positions_.get() : nullptr;
+            job_.kernels.scan_groups(x, values, count,
+                                     GroupWalk<State>{{at[Role::labels], plan.step[Role::labels], groups_},
+                                                      states_.data(), suppliers_.data(), positions, begin},
+                                     job_.exclusive, job_.kernels.identity, job_.kernels.order_key);
+            if (!into_out) {
+                staging_.store(values, target, plan.step[Role::out], count, false);
+            }
+            if (indexed) {
+                // Counted from the axis' end when decreasing.
+                store_indices(positions, at[Role::indices], plan.step[Role::indices], count,
+                              plan.decreasing ? std::int64_t(plan.n) - 1 : -1);
+            }
+        }
+    }
+
+private:
+    static constexpr std::ptrdiff_t block = Staging<S, C>::block;
+
+    const Job<S, C, State>& job_;
+    Staging<S, C> staging_;
+    GroupTable groups_;
+    std::vector<State> states_;             // by group number
+    std::vector<GroupSupplier> suppliers_;  // by group number, where the job writes indices
+    LazyBuffer<std::int64_t> positions_{std::size_t(block)};
+};
+
+// A grouped job: its lines in parallel, each on one thread (its groups' states carry through the whole line), so
+// that no result depends on the thread count.
+template <class S, class C, class State>
+void run_grouped(const Job<S, C, State>& job) {
+    note_runner("grouped_lines");
+    const Plan& plan = job.plan;
+    const Dim inner = innermost(plan.others);
+    parallel_ranges(plan.lines, threads_for(job), [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+        GroupedLines<S, C, State> lines(job);
+        for_each_run(plan.others, begin, end, [&](const LineOffsets& first, std::ptrdiff_t count) {
+            for (std::ptrdiff_t r = 0; r < count; ++r) {
+                lines.scan(operands_at(plan.data, first, r, inner.stride));
+            }
+        });
+    });
+}
+
+// Runs a job on the path choose_path picks for its plan, or a grouped one on its own.
 template <class S, class C, class State>
 void run_path(const Job<S, C, State>& job) {
+    if (job.plan.has(Role::labels)) {
+        return run_grouped(job);
+    }
     switch (choose_path(job.plan)) {
         case Path::direct: return run_direct(job);
         case Path::outer: return run_outer(job, false);

@@ -166,6 +166,18 @@ void validate(const CumulativeOperatorDesc& desc) {
             throw std::invalid_argument("scans along two axes take no reset");
         }
     }
+    const TensorView& labels = desc.labels;
+    if (labels.data != nullptr) {
+        if (labels.sizes != in.sizes || labels.byte_strides.size() != labels.sizes.size()) {
+            throw std::invalid_argument("labels sizes differ from input sizes");
+        }
+        if (labels.data_type != DataType::int64 || labels.byte_swapped) {
+            throw std::invalid_argument("labels are native int64");
+        }
+        if (reset.data != nullptr || desc.then) {
+            throw std::invalid_argument("grouped scans take no reset and no second axis");
+        }
+    }
 }
 
 Plan make_plan(const CumulativeOperatorDesc& desc) {
@@ -173,7 +185,7 @@ Plan make_plan(const CumulativeOperatorDesc& desc) {
     const TensorView& out = desc.output;
     const TensorView& indices = desc.indices;
     // The operands in Role's order.
-    const std::array<const TensorView*, Role::count> views{&in, &out, &indices, &desc.reset};
+    const std::array<const TensorView*, Role::count> views{&in, &out, &indices, &desc.reset, &desc.labels};
     const auto strides_along = [&](std::size_t axis) {
         OperandBytes strides;
         for (std::size_t role = 0; role < Role::count; ++role) {
@@ -182,7 +194,8 @@ Plan make_plan(const CumulativeOperatorDesc& desc) {
         return strides;
     };
     Plan plan{{const_cast<char*>(static_cast<const char*>(in.data)), static_cast<char*>(out.data),
-               static_cast<char*>(indices.data), static_cast<char*>(desc.reset.data)},
+               static_cast<char*>(indices.data), static_cast<char*>(desc.reset.data),
+               static_cast<char*>(desc.labels.data)},
               in.sizes[desc.axis], strides_along(desc.axis), {}, 1, 0, 0, 0, false, in.byte_swapped,
               out.byte_swapped, desc.direction == AxisDirection::decreasing};
     const Storage storage = storage_of(out.data_type);  // the input's, or its own where the input widens to it

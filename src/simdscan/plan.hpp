@@ -22,6 +22,7 @@ struct Role {
         out,
         indices,  // the positions that supplied an extremum's values, where the job writes them
         reset,    // one byte per element, nonzero where a segment begins in index order (segments.hpp)
+        labels,   // an int64 per element, its group (groups.hpp)
         count,
     };
 };

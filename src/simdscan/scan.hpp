@@ -58,6 +58,11 @@ struct CumulativeOperatorDesc {
     // a true element begins a new segment in index order, and each segment is scanned as a line of its own, in the
     // walk's direction (its first walked element takes the exclusive identity). Not with `then`.
     TensorView reset;
+    // Beyond DirectML: where data is set, a grouped scan (sizes: the input's; native int64, any strides, zero
+    // allowed): each output is the scan, in the walk's direction, of the elements of its line that carry its label,
+    // up to it (exclusive: before it, a group's first walked element taking the identity), as a line of its own would
+    // give them one at a time; memory grows with the distinct labels of a line only. Not with `reset` or `then`.
+    TensorView labels;
     std::size_t axis = 0;
     AxisDirection direction = AxisDirection::increasing;
     bool exclusive = false;  // HasExclusiveSum / HasExclusiveProduct
@@ -105,8 +110,8 @@ void execute(const CumulativeOperatorDesc& desc);
 std::size_t element_size(DataType t);
 
 // Which runner the calling thread's last execute took (for tests that aim at one): "direct_lines", "direct_rows",
-// "outer_combined", "outer_carried", "outer_staged", "lines_buffered", "indexed_lines", "indexed_rows", "two_axes"
-// (the last of two scans where a second axis does not run in one pass), "none" before any.
+// "outer_combined", "outer_carried", "outer_staged", "lines_buffered", "indexed_lines", "indexed_rows",
+// "grouped_lines", "two_axes" (the last of two scans where a second axis does not run in one pass), "none" before any.
 std::string last_path();
 
 // ISA tiers, lowest first. The active tier is chosen once, on first use or by select_isa.

@@ -7,6 +7,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "byte_order.hpp"
+#include "group_kernels.hpp"
 #include "half_line_kernels.hpp"
 #include "indexed_kernels.hpp"
 #include "kernels.hpp"
@@ -24,6 +25,11 @@ template <class A, class T, class Op>
 void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     k.scan[0] = &scan_line<A, T, Op, false>;
     k.scan[1] = &scan_line<A, T, Op, true>;
+    if constexpr (SIMDSCAN_TIER_LOWEST) {
+        k.scan_groups = &scan_groups<T, Op>;
+    } else {
+        k.scan_groups = nullptr;
+    }
     if constexpr (scans_segments_in_vectors<A, T, Op>()) {
         k.scan_segments[0] = &scan_segments<A, T, Op, false>;
         k.scan_segments[1] = &scan_segments<A, T, Op, true>;
@@ -115,7 +121,7 @@ struct NaNSkippingCompensatedOps {
     using op = NaNSkippingSummation<CompensatedOp<T>>;
 };
 
-// Each type's kernels; those of the types no tier vectorizes in the lowest tier only (take_scalar_kernels).
+// Each type's kernels; those of the types no tier vectorizes in the lowest tier only (take_lowest_tier_kernels).
 template <class A, class Ops, template <class> class StateOf, class... Ts>
 void fill_set(TypedKernelSet<StateOf, Ts...>& set) {
     const auto fill = [&](auto type) {
