@@ -18,7 +18,8 @@ library write into the same preallocated ``out`` (``out=``): no timing includes 
 first-touch page faults, and all of them write to the same pages, which start half a page (2048 bytes
 mod 4096) after the input's, away from 4K aliasing (workloads.py). The "new result" row is the exception:
 there every library returns a new array, as without ``out=`` in a notebook, and the copy is ``x.copy()``.
-PyTorch is timed too when it imports.
+PyTorch is timed too when it imports, and pandas on the rows it has a scan for (segmented and grouped scans,
+forward fill).
 Before timing, every result is checked against a float64 / int64 NumPy reference: a mismatch is
 flagged in the table and makes the benchmark exit with status 1.
 
@@ -248,7 +249,10 @@ def run(args: argparse.Namespace) -> int:
         print()
         print_table(*tiers_rows(results, tiers, chosen_isa), args.markdown)
         return 1 if any(bad for *_, bad in results) else 0
-    names = ["simdscan 1T", "numpy"] + (["torch 1T"] if torch else []) + ["simdscan allT"] + (["torch allT"] if torch else [])
+    # pandas where it has the row's scan (segmented, grouped, ffill): n/a elsewhere.
+    pandas = ["pandas"] if any("pandas" in t for _, _, t, _ in results) else []
+    names = (["simdscan 1T", "numpy"] + (["torch 1T"] if torch else []) + pandas + ["simdscan allT"] +
+             (["torch allT"] if torch else []))
     headers = ["workload", "n elems", "copy 1T", "simdscan 1T", *(f"{n}/copy" for n in names),
                "simdscan Gelem/s 1T", "simdscan 1T vs numpy", "check"]
     rows: list[list[str]] = []

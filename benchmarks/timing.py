@@ -13,8 +13,8 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 import numpy as np
 
 import simdscan
-from workloads import (Workload, empty_output, make_input, make_reset, matches, numpy_new_result, numpy_scan, reference,
-                       torch_scan_fn)
+from workloads import (Workload, empty_output, load_pandas, make_input, make_labels, make_reset, matches,
+                       numpy_new_result, numpy_scan, pandas_scan_fn, reference, torch_scan_fn)
 
 
 @dataclass
@@ -84,10 +84,13 @@ def simdscan_call(w: Workload, x: np.ndarray[Any, Any], out: np.ndarray[Any, Any
     scan = getattr(simdscan, w.op)
     axis, direction, exclusive = w.axis, w.direction, w.exclusive
     reset = make_reset(w, x.shape)
+    labels = make_labels(w, x.shape)
     if w.op == "ffill":
         return lambda: scan(x, axis=axis, direction=direction, out=out)
     if reset is not None:
         return lambda: scan(x, axis=axis, direction=direction, exclusive=exclusive, out=out, reset=reset)
+    if labels is not None:
+        return lambda: scan(x, axis=axis, direction=direction, exclusive=exclusive, out=out, labels=labels)
     if "indices" in w.note:
         # The indices half a page from the input as well: at a few hundred bytes (mod 4096) from it, a 64 KiB scan
         # with indices took 4.8 us against 3.4 us on Zen 4.
@@ -140,6 +143,12 @@ def run_workload(
                 note(f"  torch skipped: {e}")
         if torch_fn is not None:
             cands.append(Candidate("torch 1T", torch_fn, 1))
+        pandas = load_pandas()
+        if pandas is not None:
+            try:
+                cands.append(Candidate("pandas", pandas_scan_fn(pandas, w, x, out), 1))
+            except TypeError:
+                pass  # a row pandas has no scan for
         cands.append(Candidate("simdscan allT", simd, all_threads))
         if torch_fn is not None:
             cands.append(Candidate("torch allT", torch_fn, torch_all))

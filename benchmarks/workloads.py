@@ -25,6 +25,14 @@ def load_torch() -> Any:
         return None
 
 
+def load_pandas() -> Any:
+    """pandas when it imports, else None: the peer of the segmented and grouped rows."""
+    try:
+        return importlib.import_module("pandas")
+    except ImportError:
+        return None
+
+
 @dataclass(frozen=True)
 class Workload:
     shape: tuple[int, ...]  # the shape that is scanned (for step > 1: the view's shape)
@@ -44,6 +52,7 @@ class Workload:
     new_result: bool = False
     kept_results: bool = True
     segments: int = 0  # > 0: a segmented scan (reset=) of a 1-D input, this many segments of random lengths
+    labels: int = 0  # > 0: a grouped scan (labels=) of a 1-D input, labels drawn at random from this many
 
     def label(self, quick: bool) -> str:
         """The workload's name in the table.
@@ -67,7 +76,8 @@ class Workload:
         swapped = " byte-swapped" if self.byteswapped else ""
         new_result = (" new result" + ("" if self.kept_results else " cache off")) if self.new_result else ""
         segments = f" {self.segments} segments" if self.segments else ""
-        return f"{op}{short[self.dtype]} {dims}{flags}{compensated}{swapped}{new_result}{segments}{self.note}"
+        labels = f" {self.labels} labels" if self.labels else ""
+        return f"{op}{short[self.dtype]} {dims}{flags}{compensated}{swapped}{new_result}{segments}{labels}{self.note}"
 
 
 KIB64, MB400 = 64 * 1024, 400_000_000
@@ -115,6 +125,8 @@ WORKLOADS = [
     # Segmented scans (reset=), against NumPy's scan of each segment in a loop.
     *(Workload((10_000_000,), "float64", op=op, quick_shape=(625_000,), segments=1000) for op in ("cumsum", "cummax")),
     Workload((10_000_000,), "float64", op="ffill", quick_shape=(625_000,), note=" 10% NaN"),
+    # A grouped scan (labels=), against NumPy's recipe: a stable sort by label, a segmented scan, and back.
+    Workload((10_000_000,), "float64", quick_shape=(625_000,), labels=1000),
 ]
 
 
@@ -169,6 +181,13 @@ def make_reset(w: Workload, shape: tuple[int, ...]) -> Optional[np.ndarray[Any, 
     return reset
 
 
+def make_labels(w: Workload, shape: tuple[int, ...]) -> Optional[np.ndarray[Any, Any]]:
+    """A grouped workload's labels= (int64, drawn uniformly from w.labels values), else None."""
+    if not w.labels:
+        return None
+    return np.random.default_rng(2).integers(0, w.labels, size=shape)
+
+
 def empty_output(x: np.ndarray[Any, Any], dtype: Any = None) -> np.ndarray[Any, Any]:
     """A C-contiguous array of x's shape and dtype (or ``dtype``: the indices of cummax) whose first byte lies
     HALF_PAGE bytes (mod PAGE) after x's.
@@ -209,6 +228,15 @@ def numpy_scan(w: Workload, x: np.ndarray[Any, Any], out: np.ndarray[Any, Any], 
             piece = Workload((end - begin,), w.dtype, op=w.op)
             numpy_scan(piece, x[begin:end], out[begin:end], tmp[begin:end])
         return
+    labels = make_labels(w, x.shape)
+    if labels is not None:  # cumsum: each group's elements together, their segmented scan, and back in place
+        order = np.argsort(labels, kind="stable")
+        grouped = x[order]
+        totals = np.cumsum(grouped, dtype=out.dtype)
+        starts = np.flatnonzero(np.diff(labels[order], prepend=labels[order[0]] - 1))
+        before = np.repeat(totals[starts] - grouped[starts], np.diff(np.append(starts, x.shape[0])))
+        out[order] = totals - before
+        return
     if w.op in FAMILY_UFUNCS:
         FAMILY_UFUNCS[w.op].accumulate(x, axis=w.axis, out=out)
         return
@@ -241,8 +269,8 @@ def torch_scan_fn(torch: Any, w: Workload, x: np.ndarray[Any, Any], out: np.ndar
     """The same recipe as numpy_scan in PyTorch (torch.flip copies: that is what users get)."""
     if not (x.dtype.isnative and out.dtype.isnative):
         raise TypeError("torch takes arrays in native byte order only")
-    if w.segments or w.op == "ffill":
-        raise TypeError("torch has no segmented scan nor forward fill")
+    if w.segments or w.labels or w.op == "ffill":
+        raise TypeError("torch has no segmented or grouped scan, nor forward fill")
     tx, tout, ttmp = torch.from_numpy(x), torch.from_numpy(out), torch.from_numpy(tmp)
     d, n, dt = w.axis, x.shape[w.axis], tout.dtype
     if w.new_result:
@@ -269,6 +297,23 @@ def torch_scan_fn(torch: Any, w: Workload, x: np.ndarray[Any, Any], out: np.ndar
         tout.narrow(d, n - 1, 1).fill_(0 if w.op == "cumsum" else 1)
 
     return dec_excl
+
+
+def pandas_scan_fn(pandas: Any, w: Workload, x: np.ndarray[Any, Any],
+                   out: np.ndarray[Any, Any]) -> Callable[[], object]:
+    """pandas as users write it, for the segmented and grouped rows and ffill (a groupby by segment number or label;
+    Series.ffill), its result copied into ``out`` for the check (pandas returns a new Series)."""
+    series = pandas.Series(x, copy=False)
+    labels = make_labels(w, x.shape)
+    if w.segments:
+        labels = np.cumsum(make_reset(w, x.shape))
+    if w.op == "ffill" and labels is None:
+        return lambda: np.copyto(out, series.ffill().to_numpy())
+    if labels is None or w.op not in ("cumsum", "cummax"):
+        raise TypeError("pandas rows are the segmented and grouped scans and ffill")
+    grouped = series.groupby(labels)
+    scan = grouped.cumsum if w.op == "cumsum" else grouped.cummax
+    return lambda: np.copyto(out, scan().to_numpy())
 
 
 def reference(w: Workload, x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
