@@ -1,6 +1,6 @@
 # The op families, each compiled in a translation unit of its own per tier (src/simdscan/families/<family>.hpp fills
 # its part of the kernel table), so that the tiers build in parallel and a change to one family recompiles that family.
-set(SIMDSCAN_KERNEL_FAMILIES sums products compensated extrema log_sum_exp conversions)
+set(SIMDSCAN_KERNEL_FAMILIES sums products compensated extrema log_sum_exp conversions recurrences)
 
 # The ISA tiers, lowest first: the one list that the build (each tier's translation units and their flags), dispatch
 # (the generated tier table) and the tests (simdscan._core.compiled_isas()) read. A new tier takes one

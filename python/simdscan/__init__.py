@@ -29,6 +29,7 @@ from ._extrema import cummax, cummin, nancummax, nancummin
 from ._fill import ffill
 from ._logsumexp import logcumsumexp
 from ._nan_skipping import nancumprod, nancumsum
+from ._recurrence import discounted_cumsum, ewm_mean, linear_recurrence
 from ._runtime import (
     Direction,
     configure_from_environment,
@@ -51,10 +52,13 @@ __all__ = [
     "cumsum",
     "cumulative_prod",
     "cumulative_sum",
+    "discounted_cumsum",
+    "ewm_mean",
     "ffill",
     "get_num_threads",
     "get_result_cache_size",
     "isa",
+    "linear_recurrence",
     "logcumsumexp",
     "nancummax",
     "nancummin",
@@ -67,9 +71,9 @@ __all__ = [
 
 # The public names are simdscan's wherever they are defined: help(), pickles and Sphinx name them so.
 for _public in (
-    Direction, cummax, cummin, cumprod, cumsum, cumulative_prod, cumulative_sum, ffill, get_num_threads,
-    get_result_cache_size, isa, logcumsumexp, nancummax, nancummin, nancumprod, nancumsum, set_num_threads,
-    set_result_cache_size, supported_isas,
+    Direction, cummax, cummin, cumprod, cumsum, cumulative_prod, cumulative_sum, discounted_cumsum, ewm_mean, ffill,
+    get_num_threads, get_result_cache_size, isa, linear_recurrence, logcumsumexp, nancummax, nancummin, nancumprod,
+    nancumsum, set_num_threads, set_result_cache_size, supported_isas,
 ):
     _public.__module__ = __name__
 del _public

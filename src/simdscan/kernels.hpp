@@ -256,6 +256,28 @@ template <class T>
 using DoubleState = double;
 using LogSumExpKernels = TypedKernelSet<DoubleState, float, double>;
 
+// A first-order linear recurrence's kernels for elements of type T (recurrence.hpp).
+template <class T>
+struct RecurrenceKernels {
+    // One line of n contiguous elements walked in memory order, or from its end [reverse], from `state`: each
+    // element's state is a * (the state before it) + b, a the element of `a` beside b's (n of them), or a_value
+    // where `a` is null; into out the state after each element, or before it where exclusive. out may be b. Returns
+    // the state after the line.
+    using line_fn = T (*)(const T* a, T a_value, const T* b, T* out, std::ptrdiff_t n, T state, bool exclusive);
+    line_fn line[2];  // [reverse]
+};
+
+template <class... Ts>
+struct RecurrenceKernelSet : RecurrenceKernels<Ts>... {
+    template <class T>
+    const RecurrenceKernels<T>& get() const { return *this; }
+    template <class T>
+    RecurrenceKernels<T>& get() { return *this; }
+    template <class Visit>
+    static void for_each_type(Visit&& visit) { (visit(TypeTag<Ts>{}), ...); }
+};
+using RecurrenceSet = RecurrenceKernelSet<float, double, std::complex<float>, std::complex<double>>;
+
 struct KernelTable {
     OpKernels summation;
     OpKernels product;
@@ -268,6 +290,7 @@ struct KernelTable {
     RealKernels nan_skipping_minimum;
     LogSumExpKernels log_sum_exp;
     FloatingKernels forward_fill;
+    RecurrenceSet recurrence;
     void (*half_to_float)(const std::uint16_t* in, float* out, std::ptrdiff_t n);
     void (*float_to_half)(const float* in, std::uint16_t* out, std::ptrdiff_t n);
     // [from][to] (DataType values), where widens_exactly(from, to) (else null).
@@ -306,6 +329,12 @@ inline void take_lowest_tier_kernels(KernelTable& tier, const KernelTable& lowes
                 to.template get<T>().scan_groups = from.template get<T>().scan_groups;
             }
         });
+    });
+    RecurrenceSet::for_each_type([&](auto type) {
+        using T = typename decltype(type)::type;
+        if constexpr (scalar_only<T>::value) {
+            tier.recurrence.get<T>() = lowest.recurrence.get<T>();
+        }
     });
 }
 

@@ -109,6 +109,25 @@ void execute(const CumulativeOperatorDesc& desc);
 
 std::size_t element_size(DataType t);
 
+// Beyond DirectML: the first-order linear recurrence y[i] = a[i] * y[i-1] + b[i] along lines of n contiguous elements
+// (line l's element i at l * n + i in every operand; the bindings lay the operands out so), walked in increasing
+// index order or decreasing (y[i] = a[i] * y[i+1] + b[i]), each line from its initial state.
+struct LinearRecurrenceDesc {
+    DataType data_type = DataType::float64;  // float32, float64, complex64 or complex128, native: every operand's
+    std::ptrdiff_t lines = 0;
+    std::ptrdiff_t n = 0;
+    const void* a = nullptr;        // lines x n, or null: *a_value for every element
+    const void* a_value = nullptr;  // one element, where a is null
+    const void* b = nullptr;        // lines x n
+    const void* initial = nullptr;  // one state per line
+    void* out = nullptr;            // lines x n; may be b
+    AxisDirection direction = AxisDirection::increasing;
+    bool exclusive = false;  // each output the state before its element (the line's initial state first)
+};
+// Each line on one thread, lines in parallel: the same bits for any thread count. Throws std::invalid_argument for
+// another data type.
+void linear_recurrence(const LinearRecurrenceDesc& desc);
+
 // Which runner the calling thread's last execute took (for tests that aim at one): "direct_lines", "direct_rows",
 // "outer_combined", "outer_carried", "outer_staged", "lines_buffered", "indexed_lines", "indexed_rows",
 // "grouped_lines", "two_axes" (the last of two scans where a second axis does not run in one pass), "none" before any.
