@@ -44,7 +44,7 @@ NAN = np.nan
 INF = np.inf
 DTYPE_IDS = [d.name for d in SUPPORTED_DTYPES]
 FLOATING = ["float16", "float32", "float64", "complex64", "complex128"]
-WRITABLE_LAYOUTS = [layout for layout in LAYOUTS if layout not in ("broadcast", "readonly")]
+IN_PLACE_LAYOUTS = ["C", "fortran", "reversed", "stepped", "transposed"]  # writable, of the native dtype
 THREAD_COUNTS = (1, 2, 4)
 
 
@@ -52,6 +52,11 @@ def lr(a, b, axis=-1, decreasing=False, exclusive=False, **kw):
     """simdscan.linear_recurrence with the direction as a bool."""
     return simdscan.linear_recurrence(a, b, axis, direction="decreasing" if decreasing else "increasing",
                                       exclusive=exclusive, **kw)
+
+
+def exactly(got, want, dtype=np.float64, where=""):
+    """``got`` holds ``want``'s values exactly, in ``dtype``."""
+    np.testing.assert_array_equal(got, np.asarray(want, dtype), err_msg=where, strict=True)
 
 
 def variant_name(decreasing, exclusive):
@@ -115,17 +120,16 @@ def test_issue_example():
 def test_array_a_by_hand():
     a = np.array([2.0, -1.0, 0.5, 3.0])
     b = np.array([1.0, 2.0, 3.0, 4.0])
-    np.testing.assert_array_equal(lr(a, b), [1, 1, 3.5, 14.5], strict=True)
-    np.testing.assert_array_equal(lr(a, b, initial=1.0), [3, -1, 2.5, 11.5], strict=True)
-    np.testing.assert_array_equal(lr(a, b, decreasing=True), [-5, -3, 5, 4], strict=True)
-    np.testing.assert_array_equal(lr(a, b, decreasing=True, exclusive=True), [-3, 5, 4, 0], strict=True)
-    np.testing.assert_array_equal(lr(a, b, exclusive=True, initial=1.0), [1, 3, -1, 2.5], strict=True)
+    exactly(lr(a, b), [1, 1, 3.5, 14.5])
+    exactly(lr(a, b, initial=1.0), [3, -1, 2.5, 11.5])
+    exactly(lr(a, b, decreasing=True), [-5, -3, 5, 4])
+    exactly(lr(a, b, decreasing=True, exclusive=True), [-3, 5, 4, 0])
+    exactly(lr(a, b, exclusive=True, initial=1.0), [1, 3, -1, 2.5])
     # 2-D, along each axis, initial one per line
     b2 = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
-    np.testing.assert_array_equal(lr(2.0, b2, axis=1, initial=[1.0, -1.0]), [[3, 8, 19], [2, 9, 24]], strict=True)
-    np.testing.assert_array_equal(lr(2.0, b2, axis=0, initial=[1.0, 0.0, -1.0]), [[3, 2, 1], [10, 9, 8]],
-                                  strict=True)
-    np.testing.assert_array_equal(lr(2.0, b2, axis=0, decreasing=True), [[9, 12, 15], [4, 5, 6]], strict=True)
+    exactly(lr(2.0, b2, axis=1, initial=[1.0, -1.0]), [[3, 8, 19], [2, 9, 24]])
+    exactly(lr(2.0, b2, axis=0, initial=[1.0, 0.0, -1.0]), [[3, 2, 1], [10, 9, 8]])
+    exactly(lr(2.0, b2, axis=0, decreasing=True), [[9, 12, 15], [4, 5, 6]])
 
 
 @pytest.mark.parametrize("direction, decreasing", DIRECTIONS, ids=[str(d) for d, _ in DIRECTIONS])
@@ -133,9 +137,9 @@ def test_direction_spellings(direction, decreasing):
     """The strings and simdscan.Direction's members, as on the other scans."""
     b = np.arange(1.0, 6.0)
     got = simdscan.linear_recurrence(0.5, b, direction=direction)
-    np.testing.assert_array_equal(got, lr(0.5, b, decreasing=decreasing), strict=True)
-    np.testing.assert_array_equal(got, [1, 2.5, 4.25, 6.125, 8.0625] if not decreasing else
-                                  [2.8125, 3.625, 5.25, 6.5, 5], strict=True)
+    exactly(got, lr(0.5, b, decreasing=decreasing))
+    exactly(got, [1, 2.5, 4.25, 6.125, 8.0625] if not decreasing else
+                                  [3.5625, 5.125, 6.25, 6.5, 5])
 
 
 # --------------------------------------------------------------------------
@@ -195,11 +199,9 @@ def test_every_element_reset_by_hand():
     b = np.array([1.0, 2.0, 3.0, 4.0])
     for decreasing in (False, True):
         for reset in (True, 1.0, np.ones(4, np.int8), [1, 1, 1, 1]):
-            np.testing.assert_array_equal(lr(a, b, decreasing=decreasing, reset=reset), b, strict=True)
-            np.testing.assert_array_equal(lr(a, b, decreasing=decreasing, reset=reset, initial=2.0), [2, 6, 1, 12],
-                                          strict=True)
-            np.testing.assert_array_equal(lr(a, b, decreasing=decreasing, exclusive=True, reset=reset, initial=2.0),
-                                          [2, 2, 2, 2], strict=True)
+            exactly(lr(a, b, decreasing=decreasing, reset=reset), b)
+            exactly(lr(a, b, decreasing=decreasing, reset=reset, initial=2.0), [2, 6, 1, 12])
+            exactly(lr(a, b, decreasing=decreasing, exclusive=True, reset=reset, initial=2.0), [2, 2, 2, 2])
 
 
 # --------------------------------------------------------------------------
@@ -482,3 +484,603 @@ def test_infinity_survives_a_long_walk(dtype):
         infinite = ~np.isnan(want)
         np.testing.assert_array_equal(got[infinite], want[infinite].astype(dtype), err_msg=where)
         assert np.isfinite(got[~infinite]).all(), where
+
+
+# --------------------------------------------------------------------------
+# the result dtype
+# --------------------------------------------------------------------------
+_N = 6
+PROMOTIONS = [
+    # (name, a, b dtype, result dtype): NumPy 2's result type, Python scalars weak (NEP 50), integers -> float64
+    ("python float, float32", 0.5, "float32", "float32"),
+    ("python float, float16", 0.5, "float16", "float16"),
+    ("python int, float32", 2, "float32", "float32"),
+    ("python float, complex64", 0.5, "complex64", "complex64"),
+    ("python complex, float32", 0.5j, "float32", "complex64"),
+    ("python complex, float64", 0.5j, "float64", "complex128"),
+    ("python float, int32", 0.5, "int32", "float64"),
+    ("python int, int8", 2, "int8", "float64"),
+    ("python float, bool", 0.5, "bool", "float64"),
+    ("np.float64 scalar, float32", np.float64(0.5), "float32", "float64"),
+    ("np.float32 scalar, float16", np.float32(0.5), "float16", "float32"),
+    ("np.float16 scalar, float16", np.float16(0.5), "float16", "float16"),
+    ("np.float32 scalar, float64", np.float32(0.5), "float64", "float64"),
+    ("np.complex64 scalar, float64", np.complex64(0.5j), "float64", "complex128"),
+    ("np.float64 scalar, complex64", np.float64(0.5), "complex64", "complex128"),
+    ("0-d float64 array, float32", np.array(0.5), "float32", "float64"),
+    ("float32 array, float32", np.full(_N, 0.5, np.float32), "float32", "float32"),
+    ("float32 array, float64", np.full(_N, 0.5, np.float32), "float64", "float64"),
+    ("float64 array, float32", np.full(_N, 0.5), "float32", "float64"),
+    ("float16 array, float32", np.full(_N, 0.5, np.float16), "float32", "float32"),
+    ("float32 array, complex64", np.full(_N, 0.5, np.float32), "complex64", "complex64"),
+    ("complex64 array, float64", np.full(_N, 0.5j, np.complex64), "float64", "complex128"),
+    ("int8 array, int8", np.full(_N, -1, np.int8), "int8", "float64"),
+    ("uint64 array, int64", np.full(_N, 1, np.uint64), "int64", "float64"),
+    ("bool array, bool", np.ones(_N, bool), "bool", "float64"),
+    ("int64 array, float32", np.full(_N, 1, np.int64), "float32", "float64"),
+    ("int32 array, float64", np.full(_N, 1, np.int32), "float64", "float64"),
+    ("float64 array, int8", np.full(_N, 0.5), "int8", "float64"),
+]
+
+
+@pytest.mark.parametrize("name, a, b_dtype, want", PROMOTIONS, ids=[p[0] for p in PROMOTIONS])
+def test_result_dtype(name, a, b_dtype, want):
+    """The result dtype, and the values in it (within the contract of that dtype's computation)."""
+    rng = np.random.default_rng(seed_of("promotion", name))
+    b = terms(rng, (_N,), b_dtype)
+    assert result_dtype(a, b) == want  # the reference agrees with the table
+    for decreasing, exclusive in VARIANTS:
+        got = lr(a, b, decreasing=decreasing, exclusive=exclusive)
+        assert got.dtype == want, f"{name} {variant_name(decreasing, exclusive)}: {got.dtype}, expected {want}"
+        check_recurrence(got, a, b, -1, decreasing, exclusive, where=name)
+
+
+def test_weak_initial():
+    """A Python scalar initial takes b's precision: float32 and float16 b stay float32 and float16; and so does a
+    Python scalar a with it."""
+    for dtype in ("float32", "float16"):
+        b = np.ones(5, dtype)
+        for initial in (1.5, 2, True):
+            got = lr(0.5, b, initial=initial)
+            assert got.dtype == dtype, f"{dtype} initial={initial!r}: {got.dtype}"
+            check_recurrence(got, 0.5, b, initial=initial)
+        got = lr(np.full(5, 0.5, dtype), b, initial=0.25, exclusive=True)
+        assert got.dtype == dtype
+        assert got[0] == 0.25
+    got = lr(0.5, np.ones(4, np.int16), initial=3)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, [2.5, 2.25, 2.125, 2.0625], strict=True)
+
+
+DTYPE_ARGUMENTS = [
+    # (a dtype, b dtype, dtype=)
+    ("float64", "float64", "float32"),
+    ("float32", "float32", "float64"),
+    ("float64", "float64", "float16"),
+    ("float16", "float16", "float32"),
+    ("float64", "float64", "complex128"),
+    ("float32", "float32", "complex64"),
+    ("int16", "int16", "float32"),
+    ("int8", "int8", "float64"),
+    ("bool", "uint8", "float64"),
+    ("complex64", "complex64", "complex128"),
+]
+
+
+@pytest.mark.parametrize("a_dtype, b_dtype, dtype", DTYPE_ARGUMENTS, ids=["-".join(d) for d in DTYPE_ARGUMENTS])
+def test_dtype_argument(a_dtype, b_dtype, dtype):
+    """dtype= gives the result dtype, computed in it (float16: in float32), the inputs read in it; with out= too."""
+    rng = np.random.default_rng(seed_of("dtype=", a_dtype, b_dtype, dtype))
+    b = terms(rng, (5, 200), b_dtype)
+    a = coefficients(rng, (5, 200), a_dtype)
+    for axis in (0, 1):
+        initial = terms(rng, line_shape(b.shape, axis), dtype)
+        for decreasing, exclusive in VARIANTS:
+            where = f"dtype={dtype} axis={axis} {variant_name(decreasing, exclusive)}"
+            got = lr(a, b, axis, decreasing, exclusive, initial=initial, dtype=dtype)
+            check_recurrence(got, a, b, axis, decreasing, exclusive, initial, dtype=dtype, where=where)
+            out = np.full(b.shape, 7, dtype)
+            assert lr(a, b, axis, decreasing, exclusive, initial=initial, dtype=dtype, out=out) is out
+            assert_same_bits(out, got, where + " out=")
+    got = lr(0.5, np.ones(3), dtype=np.dtype(np.float32))
+    np.testing.assert_array_equal(got, np.array([1, 1.5, 1.75], np.float32), strict=True)
+
+
+# --------------------------------------------------------------------------
+# layouts, out= and in place
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "complex64", "int16"])
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_layouts(layout, dtype):
+    """b, a, initial and reset in any layout (strided, transposed, reversed, broadcast, byte-swapped, read-only),
+    along every axis of a 2-D array and the middle one of a 3-D array: the same bits as of C-contiguous copies, which
+    are within the contract of the loop; the inputs untouched."""
+    rng = np.random.default_rng(seed_of("layouts", layout, dtype))
+    rdt = result_dtype(np.zeros(1, dtype), np.zeros(1, dtype))
+    for shape, axes in (((9, 41), (0, 1, -1)), ((4, 30, 5), (1,))):
+        b0, a0 = terms(rng, shape, dtype), coefficients(rng, shape, dtype)
+        b, a = apply_layout(b0, layout), apply_layout(a0, layout)
+        b0, a0 = b.copy(order="C").astype(b.dtype.newbyteorder("=")), a.copy(order="C").astype(
+            a.dtype.newbyteorder("="))
+        r = apply_layout(resets(rng, shape, 0.1), layout)
+        snaps = [(x, snapshot(x), what) for x, what in ((a, "a"), (b, "b"), (r, "reset"))]
+        for k, axis in enumerate(axes):
+            lshape = line_shape(shape, axis)
+            initial = apply_layout(terms(rng, lshape, rdt), layout) if lshape else None
+            for v, (decreasing, exclusive) in enumerate(VARIANTS):
+                reset = r if (k + v) % 2 else None
+                where = f"{layout} {dtype} {shape} axis={axis} {variant_name(decreasing, exclusive)}"
+                got = lr(a, b, axis, decreasing, exclusive, initial=initial, reset=reset)
+                want = lr(a0, b0, axis, decreasing, exclusive, reset=None if reset is None else np.array(reset),
+                          initial=None if initial is None else np.array(initial))
+                assert_same_bits(got, want, where)
+                check_recurrence(got, a0, b0, axis, decreasing, exclusive, initial, reset, where=where)
+        for x, snap, what in snaps:
+            assert_unchanged(x, snap, what)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128", "float16"])
+def test_out_of_any_layout(dtype):
+    """out at every offset within a cache line, stepped by 2 or 3, reversed, and stepped and reversed inside a
+    buffer whose other elements stay as they were: returned, and holding the bits of the result without out."""
+    rng = np.random.default_rng(seed_of("out", dtype))
+    b = terms(rng, (7, 37), dtype)
+    a = coefficients(rng, (7, 37), dtype)
+    r = resets(rng, b.shape, 0.1)
+    outs = list(scattered_outs(b.shape, dtype).items())
+    for k, (name, out) in enumerate(outs):
+        axis = k % 2
+        decreasing, exclusive = VARIANTS[k % len(VARIANTS)]
+        initial = terms(rng, line_shape(b.shape, axis), dtype)
+        kw = dict(initial=initial, reset=r if k % 3 else None)
+        got = lr(a, b, axis, decreasing, exclusive, out=out, **kw)
+        assert got is out, f"{name}: not the given out"
+        assert_same_bits(out, lr(a, b, axis, decreasing, exclusive, **kw), f"{dtype} {name} axis={axis}")
+        check_recurrence(out, a, b, axis, decreasing, exclusive, where=f"{dtype} {name}", **kw)
+    view, buf, outside = stepped_reversed_out(b.shape, dtype, 57)
+    assert lr(a, b, 0, True, True, out=view, reset=r) is view
+    assert_same_bits(view, lr(a, b, 0, True, True, reset=r), "stepped reversed out")
+    assert (buf[outside] == 57).all(), "elements of out's buffer outside out were written"
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex64", "float16"])
+@pytest.mark.parametrize("layout", IN_PLACE_LAYOUTS)
+def test_in_place(layout, dtype):
+    """out=b, and out=a (a full array of the result dtype), in any writable layout, along every axis: the bits of
+    the result into a fresh array."""
+    rng = np.random.default_rng(seed_of("in place", layout, dtype))
+    b0, a0 = terms(rng, (6, 50), dtype), coefficients(rng, (6, 50), dtype)
+    r = resets(rng, b0.shape, 0.1)
+    for axis in (0, 1, -1):
+        initial = terms(rng, line_shape(b0.shape, axis), dtype)
+        for decreasing, exclusive in VARIANTS:
+            where = f"{layout} {dtype} axis={axis} {variant_name(decreasing, exclusive)}"
+            want = lr(a0, b0, axis, decreasing, exclusive, initial=initial, reset=r)
+            b, a = apply_layout(b0, layout), apply_layout(a0, layout)
+            assert lr(a, b, axis, decreasing, exclusive, initial=initial, reset=r, out=b) is b
+            assert_same_bits(b, want, "out=b " + where)
+            assert_same_bits(a, a0, "a, beside out=b " + where)
+            b, a = apply_layout(b0, layout), apply_layout(a0, layout)
+            assert lr(a, b, axis, decreasing, exclusive, initial=initial, reset=r, out=a) is a
+            assert_same_bits(a, want, "out=a " + where)
+            assert_same_bits(b, b0, "b, beside out=a " + where)
+
+
+OVERLAPS = [
+    # (name, buffer length, view for b, view for out)
+    ("out-ahead", 300, lambda x: x[:260], lambda x: x[40:]),
+    ("out-behind", 300, lambda x: x[3:], lambda x: x[:297]),
+    ("out-ahead-by-one", 300, lambda x: x[:299], lambda x: x[1:]),
+    ("out-behind-by-one", 300, lambda x: x[1:], lambda x: x[:299]),
+    ("same-memory-reversed", 300, lambda x: x, lambda x: x[::-1]),
+    ("interleaved", 300, lambda x: x[::2], lambda x: x[1::2]),
+]
+
+
+@pytest.mark.parametrize("name, size, bview, oview", OVERLAPS, ids=[o[0] for o in OVERLAPS])
+def test_out_overlapping_b_or_a(name, size, bview, oview):
+    """out partly overlapping b, or a, as cumsum takes it: the result of copies, nothing outside out written."""
+    rng = np.random.default_rng(seed_of("overlap", name))
+    for role in ("b", "a"):
+        for decreasing, exclusive in VARIANTS:
+            buf = terms(rng, (size,), np.float64) if role == "b" else coefficients(rng, (size,), np.float64)
+            original = buf.copy()
+            x = bview(buf)
+            other = coefficients(rng, x.shape, np.float64) if role == "b" else terms(rng, x.shape, np.float64)
+            a, b = (other, x) if role == "b" else (x, other)
+            want = lr(a.copy(), b.copy(), decreasing=decreasing, exclusive=exclusive, initial=0.5)
+            out = oview(buf)
+            in_out = np.zeros(size, bool)
+            oview(in_out)[...] = True
+            where = f"{name} out overlapping {role} {variant_name(decreasing, exclusive)}"
+            assert lr(a, b, decreasing=decreasing, exclusive=exclusive, initial=0.5, out=out) is out, where
+            assert_same_bits(out, want, where)
+            np.testing.assert_array_equal(buf[~in_out], original[~in_out], err_msg=where + ": wrote outside out")
+
+
+@pytest.mark.parametrize("shape, axis", [((0,), 0), ((3, 0), -1), ((0, 4), -1), ((0, 4), 0), ((2, 0, 3), 1)])
+def test_empty(shape, axis):
+    """Empty inputs: an empty result of b's shape and the result dtype, with or without initial, reset and out."""
+    for dtype, rdt in (("float32", "float32"), ("int8", "float64"), ("complex128", "complex128")):
+        b = np.zeros(shape, dtype)
+        lshape = line_shape(shape, axis)
+        for decreasing, exclusive in VARIANTS:
+            got = lr(0.5, b, axis, decreasing, exclusive, initial=np.ones(lshape, rdt), reset=np.zeros(shape, bool))
+            assert got.dtype == rdt and got.shape == shape
+            out = np.zeros(shape, rdt)
+            assert lr(np.zeros(shape, dtype), b, axis, decreasing, exclusive, out=out) is out
+
+
+# --------------------------------------------------------------------------
+# accuracy on long lines
+# --------------------------------------------------------------------------
+def _accuracy_case(n, dtype, decreasing, seed):
+    """a uniform in [-1, 1] (complex: in the unit disk) and b uniform in [-3, 3], n of each, with initial 0.5:
+    within the contract of the loop, relative to the largest |y| of the line."""
+    rng = np.random.default_rng(seed)
+    a = coefficients(rng, (n,), dtype)
+    b = terms(rng, (n,), dtype)
+    got = lr(a, b, decreasing=decreasing, initial=0.5)
+    check_recurrence(got, a, b, -1, decreasing, initial=0.5, where=f"{n} {dtype} decreasing={decreasing}")
+
+
+@pytest.mark.parametrize("decreasing", [False, True])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_accuracy_on_a_million(dtype, decreasing):
+    _accuracy_case(1_000_000, dtype, decreasing, seed_of("accuracy 1e6", dtype, decreasing))
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+def test_complex_accuracy_on_long_lines(dtype):
+    _accuracy_case(200_000, dtype, dtype == "complex64", seed_of("accuracy complex", dtype))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("decreasing", [False, True])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_accuracy_on_ten_million(dtype, decreasing):
+    """The contract's own case: 10**7 random values."""
+    _accuracy_case(10_000_000, dtype, decreasing, seed_of("accuracy 1e7", dtype, decreasing))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_accuracy_along_the_outer_axis(dtype):
+    """2-D along axis 0 (each line a column) and along axis 1 of its Fortran-ordered copy: 1000 lines of 1000."""
+    rng = np.random.default_rng(seed_of("accuracy outer", dtype))
+    a = coefficients(rng, (1000, 1000), dtype)
+    b = terms(rng, (1000, 1000), dtype)
+    initial = terms(rng, (1000,), dtype)
+    for x, y, axis in ((a, b, 0), (np.asfortranarray(a.T), np.asfortranarray(b.T), 1)):
+        for decreasing in (False, True):
+            got = lr(x, y, axis, decreasing, initial=initial)
+            check_recurrence(got, x, y, axis, decreasing, initial=initial, where=f"axis={axis} {decreasing}")
+
+
+# --------------------------------------------------------------------------
+# threads: every thread count gives the same bits
+# --------------------------------------------------------------------------
+THREAD_CASES = [
+    # (name, shape, axis, lines the loop checks)
+    ("long_line", (400_000,), 0, slice(None)),
+    ("few_long_lines", (3, 150_000), 1, [0, 2]),
+    ("many_lines", (400, 1000), 1, [0, 1, 17, 399]),
+    ("outer", (1000, 400), 0, [0, 5, 399]),
+]
+
+
+@pytest.mark.threads
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
+@pytest.mark.parametrize("name, shape, axis, checked", THREAD_CASES, ids=[c[0] for c in THREAD_CASES])
+def test_thread_count_does_not_change_a_bit(name, shape, axis, checked, dtype):
+    """Inputs over 1 MiB, which the thread pool splits (a long line in chunks, lines in parallel, the outer axis):
+    1, 2 and 4 threads give the same bits, in every variant, with an array a or a scalar one, initial per line and
+    resets; the one-thread result is within the contract on some lines."""
+    rng = np.random.default_rng(seed_of("threads", name, dtype))
+    b = terms(rng, shape, dtype)
+    assert b.nbytes > 1 << 20, "the array must be large enough to use the thread pool"
+    a_full = coefficients(rng, shape, dtype)
+    initial = terms(rng, line_shape(shape, axis), dtype)
+    reset = resets(rng, shape, 2e-5)
+    for v, (decreasing, exclusive) in enumerate(VARIANTS):
+        a = a_full if v % 2 == 0 else 0.999
+        kw = dict(initial=initial, reset=reset if v < 2 else None)
+        simdscan.set_num_threads(1)
+        single = lr(a, b, axis, decreasing, exclusive, **kw)
+        if v == (THREAD_CASES.index((name, shape, axis, checked)) % len(VARIANTS)):
+            lines = lambda x: np.moveaxis(np.broadcast_to(x, shape), axis, -1)[checked]  # noqa: E731
+            check_recurrence(lines(single), lines(a) if np.ndim(a) else a, lines(b), -1, decreasing, exclusive,
+                             np.asarray(initial)[checked] if np.ndim(initial) else initial, lines(kw["reset"])
+                             if kw["reset"] is not None else None, where=f"{name} {dtype} one thread")
+        for threads in THREAD_COUNTS[1:]:
+            simdscan.set_num_threads(threads)
+            got = lr(a, b, axis, decreasing, exclusive, **kw)
+            assert_same_bits(got, single, f"{name} {dtype} {variant_name(decreasing, exclusive)} a "
+                                          f"{np.shape(a)}: {threads} threads vs 1")
+
+
+# --------------------------------------------------------------------------
+# properties
+# --------------------------------------------------------------------------
+_B_POOL = [0.0, 1.0, -1.0, 2.5, -3.0, 0.125, 7.0]
+_A_POOL = [0.0, 1.0, -1.0, 0.5, -0.75, 0.9, 1.25, -1.5]
+
+
+def _pool(dtype):
+    """_B_POOL's values that ``dtype`` holds."""
+    kind = np.dtype(dtype).kind
+    return [v for v in _B_POOL if kind in "fc" or (v == int(v) and (kind != "u" or v >= 0))]
+
+
+@given(b=st.sampled_from(["float64", "float32", "float16", "complex128", "int16", "uint8"]).flatmap(
+    lambda dt: hnp.arrays(np.dtype(dt), hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=9),
+                          elements=st.sampled_from(_pool(dt)))),
+       data=st.data())
+def test_any_array_matches_the_loop(b, data):
+    """Any small array, axis, direction, mode; a a Python float, a 0-d array or an array of b's shape; initial none,
+    a scalar or per line; reset none or of b's shape; returned or written to an out: the loop's values within the
+    contract (the running scale, as |a| may exceed 1)."""
+    axis = data.draw(st.integers(-b.ndim, b.ndim - 1), label="axis")
+    decreasing = data.draw(st.booleans(), label="decreasing")
+    exclusive = data.draw(st.booleans(), label="exclusive")
+    a_kind = data.draw(st.sampled_from(["python", "0-d", "array"]), label="a kind")
+    if a_kind == "python":
+        a = data.draw(st.sampled_from(_A_POOL), label="a")
+    else:
+        a = data.draw(hnp.arrays(np.float32 if b.dtype == np.float32 else np.float64, () if a_kind == "0-d" else
+                                 b.shape, elements=st.sampled_from(_A_POOL)), label="a")
+    rdt = result_dtype(a, b)
+    lshape = line_shape(b.shape, axis)
+    initial = data.draw(st.sampled_from([None, 0.5, "line"]), label="initial kind")
+    if initial == "line":
+        initial = data.draw(hnp.arrays(rdt, lshape, elements=st.sampled_from(_B_POOL)), label="initial")
+    reset = data.draw(st.none() | hnp.arrays(bool, b.shape), label="reset")
+    use_out = data.draw(st.booleans(), label="out")
+    note(f"b={b!r}")
+    snap = snapshot(b)
+    out = np.full(b.shape, 7, rdt) if use_out else None
+    got = lr(a, b, axis, decreasing, exclusive, initial=initial, reset=reset, out=out)
+    if use_out:
+        assert got is out
+    check_recurrence(got, a, b, axis, decreasing, exclusive, initial, reset, scale="running")
+    assert_unchanged(b, snap)
+
+
+@given(n=st.integers(0, 40), data=st.data())
+def test_exclusive_is_the_inclusive_shifted(n, data):
+    """Exclusive writes the state before each element: the inclusive result one step back in the walk, initial at
+    the first element of every segment (exact here: a and b small binary fractions)."""
+    a = data.draw(hnp.arrays(np.float64, n, elements=st.sampled_from([0.5, -0.5, 1.0, 0.0, 2.0])), label="a")
+    b = data.draw(hnp.arrays(np.float64, n, elements=st.sampled_from([1.0, -2.0, 0.25, 3.0])), label="b")
+    reset = data.draw(hnp.arrays(bool, n), label="reset")
+    decreasing = data.draw(st.booleans(), label="decreasing")
+    inc = lr(a, b, decreasing=decreasing, initial=1.5, reset=reset)
+    exc = lr(a, b, decreasing=decreasing, exclusive=True, initial=1.5, reset=reset)
+    want = np.full(n, 1.5)
+    if decreasing:
+        want[:-1] = np.where(reset[1:], 1.5, inc[1:])
+    else:
+        want[1:] = np.where(reset[1:], 1.5, inc[:-1])
+    np.testing.assert_array_equal(exc, want)
+
+
+# --------------------------------------------------------------------------
+# errors: the inputs and out untouched
+# --------------------------------------------------------------------------
+def raises_leaving_alone(exc_type, fn, *args, **kw):
+    """fn(*args, **kw) raises exc_type; no array argument (nor out) is changed."""
+    watched = [(x, snapshot(x)) for x in list(args) + list(kw.values()) if isinstance(x, np.ndarray)]
+    with pytest.raises(exc_type):
+        fn(*args, **kw)
+    for x, snap in watched:
+        assert_unchanged(x, snap, "an argument")
+
+
+def _two_d():
+    rng = np.random.default_rng(seed_of("errors"))
+    return coefficients(rng, (3, 4), np.float64), terms(rng, (3, 4), np.float64)
+
+
+BAD_CALLS = [
+    # (name, exception, keywords beside a and b (a and b given as "a" / "b" to replace them))
+    ("a does not broadcast", ValueError, dict(a=np.full(5, 0.5))),
+    ("a of 3 along the last axis of 4", ValueError, dict(a=np.full((3, 1, 3), 0.5))),
+    ("a larger than b", ValueError, dict(a=np.full((2, 3, 4), 0.5))),
+    ("b broadcast by a", ValueError, dict(a=np.full((3, 4), 0.5), b=np.ones(4))),
+    ("initial of 4 for 3 lines", ValueError, dict(initial=np.zeros(4))),
+    ("initial of b's shape", ValueError, dict(initial=np.zeros((3, 4)))),
+    ("initial (3, 1) for lines (3,)", ValueError, dict(initial=np.zeros((3, 1)))),
+    ("initial (2,) along axis 0", ValueError, dict(initial=np.zeros(2), axis=0)),
+    ("reset 2", ValueError, dict(reset=np.array([[0, 2, 0, 1]] * 3))),
+    ("reset 0.5", ValueError, dict(reset=0.5)),
+    ("reset NaN", ValueError, dict(reset=np.array([0.0, NAN, 0.0, 1.0]))),
+    ("reset -1 int8", ValueError, dict(reset=np.array([0, -1, 0, 0], np.int8))),
+    ("reset of 5", ValueError, dict(reset=np.zeros(5, bool))),
+    ("reset (3, 4, 1)", ValueError, dict(reset=np.zeros((2, 3, 4), bool))),
+    ("direction", ValueError, dict(direction="sideways")),
+    ("axis 2", np.exceptions.AxisError, dict(axis=2)),
+    ("axis -3", np.exceptions.AxisError, dict(axis=-3)),
+    ("out of another shape", ValueError, dict(out=np.full((4, 3), 7.0))),
+    ("out of another dtype", TypeError, dict(out=np.full((3, 4), 7, np.float32))),
+    ("out read-only", ValueError, dict(out=apply_layout(np.full((3, 4), 7.0), "readonly"))),
+    ("out a list", TypeError, dict(out=[[7.0] * 4] * 3)),
+]
+
+
+@pytest.mark.parametrize("name, error, kw", BAD_CALLS, ids=[c[0] for c in BAD_CALLS])
+def test_errors(name, error, kw):
+    """Each bad argument raises its exception, with or without out (and in place, out=b), leaving a, b, initial,
+    reset and out as they were."""
+    a, b = _two_d()
+    kw = dict(kw)
+    a = kw.pop("a", a)
+    b = kw.pop("b", b)
+    raises_leaving_alone(error, simdscan.linear_recurrence, a, b, **kw)
+    if "out" not in kw:
+        raises_leaving_alone(error, simdscan.linear_recurrence, a, b, out=np.full(b.shape, 7.0), **kw)
+        raises_leaving_alone(error, simdscan.linear_recurrence, a, b, out=b, **kw)
+
+
+def test_errors_on_a_large_fortran_input_leave_it_alone():
+    """The last reset element bad, on a Fortran-ordered input over several vectors, in place: nothing written."""
+    rng = np.random.default_rng(seed_of("errors large"))
+    b = np.asfortranarray(terms(rng, (5, 600), np.float64))
+    a = coefficients(rng, (5, 600), np.float64)
+    bad = resets(rng, b.shape, 0.1).astype(np.float32)
+    bad[4, 599] = 2.0
+    for axis in (0, 1):
+        for decreasing in (False, True):
+            direction = "decreasing" if decreasing else "increasing"
+            raises_leaving_alone(ValueError, simdscan.linear_recurrence, a, b, axis, direction=direction, reset=bad,
+                                 out=b)
+            raises_leaving_alone(ValueError, simdscan.linear_recurrence, a, b, axis, direction=direction, reset=bad,
+                                 out=np.full(b.shape, 7.0)[::-1])
+
+
+def test_keyword_only():
+    with pytest.raises(TypeError):
+        simdscan.linear_recurrence(0.5, np.ones(3), -1, "decreasing")
+    with pytest.raises(TypeError):
+        simdscan.discounted_cumsum(np.ones(3), 0.5, -1, None)
+
+
+# --------------------------------------------------------------------------
+# discounted_cumsum
+# --------------------------------------------------------------------------
+def test_discounted_cumsum_by_hand():
+    """G[i] = x[i] + gamma * G[i+1]; a reset at 2 ends the first episode at 1 (no return crosses it)."""
+    x = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    exactly(simdscan.discounted_cumsum(np.ones(3), 0.5), [1.75, 1.5, 1.0])
+    exactly(simdscan.discounted_cumsum(x, 0.5), [3.5625, 5.125, 6.25, 6.5, 5.0])
+    exactly(simdscan.discounted_cumsum(x, 0.5, reset=[0, 0, 1, 0, 0]),
+                                  [2.0, 2.0, 6.25, 6.5, 5.0])
+    exactly(simdscan.discounted_cumsum(x, np.array([0.5, 0.0, 0.5, 0.5, 2.0])),
+                                  [2.0, 2.0, 6.25, 6.5, 5.0])
+    x2 = np.array([[1.0, 1.0], [2.0, 2.0], [4.0, 4.0]])
+    exactly(simdscan.discounted_cumsum(x2, 0.5, axis=0), [[3, 3], [4, 4], [4, 4]])
+    assert simdscan.discounted_cumsum(np.ones(3, np.float32), 0.99).dtype == np.float32
+    assert simdscan.discounted_cumsum(np.ones(3, np.float32), np.float64(0.99)).dtype == np.float64
+    assert simdscan.discounted_cumsum(np.ones(3, np.int32), 0.5).dtype == np.float64
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "complex64", "int32", "bool"])
+def test_discounted_cumsum_is_the_decreasing_recurrence(dtype):
+    """discounted_cumsum(x, gamma, axis, reset=) is linear_recurrence(gamma, x, axis, direction="decreasing",
+    reset=), bit for bit, for a scalar gamma and an array gamma, along every axis; and within the contract of the
+    loop."""
+    rng = np.random.default_rng(seed_of("discounted", dtype))
+    x = terms(rng, (6, 300), dtype)
+    gdt = dtype if np.dtype(dtype).kind in "fc" else "float64"
+    # (a float32 gamma only with floating x: an integer x with a float32 gamma could be read as float32 or float64)
+    strong = [np.float32(0.9)] if np.dtype(dtype).kind in "fc" else []
+    for gamma in (0.99, *strong, coefficients(rng, x.shape, gdt, 0.0, 1.0),
+                  coefficients(rng, (300,), gdt, 0.5, 1.0)):
+        for axis in (0, 1, -1):
+            for reset in (None, resets(rng, x.shape, 0.05)):
+                where = f"{dtype} gamma {np.shape(gamma)} axis={axis} reset={reset is not None}"
+                got = simdscan.discounted_cumsum(x, gamma, axis, reset=reset)
+                want = simdscan.linear_recurrence(gamma, x, axis, direction="decreasing", reset=reset)
+                assert_same_bits(got, want, where)
+                check_recurrence(got, gamma, x, axis, True, reset=reset, where=where)
+
+
+def dones_to_reset(dones, axis=-1):
+    """The README's recipe: an episode starts one step after a done (reset[i] = dones[i-1], reset[0] = False)."""
+    dones = np.moveaxis(np.asarray(dones, bool), axis, -1)
+    reset = np.zeros_like(dones)
+    reset[..., 1:] = dones[..., :-1]
+    return np.moveaxis(reset, -1, axis)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_returns_never_leak_across_episodes(dtype):
+    """Rewards of several environments (rows) with dones: each episode's returns are the discounted sums of its own
+    rewards (the loop on the episode alone), the same as with gamma * (1 - dones) as an array gamma, and no reward
+    after a done reaches a step before it (a huge reward after every done changes nothing before it)."""
+    rng = np.random.default_rng(seed_of("episodes", dtype))
+    rewards = terms(rng, (8, 2000), dtype)
+    dones = rng.random(rewards.shape) < 0.01
+    dones[3] = False  # one environment without a done
+    dones[4, -1] = True
+    reset = dones_to_reset(dones)
+    gamma = 0.99
+    got = simdscan.discounted_cumsum(rewards, gamma, reset=reset)
+    assert got.dtype == dtype
+    for row in range(rewards.shape[0]):
+        starts = np.flatnonzero(reset[row]).tolist()
+        for start, stop in zip([0] + starts, starts + [rewards.shape[1]]):
+            alone = simdscan.discounted_cumsum(np.array(rewards[row, start:stop]), gamma)
+            check_recurrence(got[row, start:stop], gamma, rewards[row, start:stop], -1, True,
+                             where=f"row {row} episode [{start}, {stop})")
+            check_close(alone, recurrence(gamma, rewards[row, start:stop], -1, True), dtype, -1, True)
+    per_step = np.where(dones, 0.0, gamma).astype(dtype)
+    check_close(simdscan.discounted_cumsum(rewards, per_step), recurrence(gamma, rewards, -1, True, reset=reset),
+                dtype, -1, True, where="gamma * (1 - dones)")
+    spiked = rewards.copy()
+    spiked[reset] = 1e6
+    after = simdscan.discounted_cumsum(spiked, gamma, reset=reset)
+    before_done = np.roll(reset, -1, axis=1)
+    before_done[:, -1] = False
+    # the spikes reach no step outside their own (first) step: every other return the same, exactly
+    np.testing.assert_array_equal(after[~reset], got[~reset])
+    # every step that ends an episode (before the line's end) returns its own reward alone
+    np.testing.assert_array_equal(got[before_done], rewards[before_done])
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_discounted_cumsum_layouts_out_and_in_place(layout):
+    """x, gamma and reset in any layout: the bits of C copies; out of any layout; in place, out=x."""
+    rng = np.random.default_rng(seed_of("discounted layouts", layout))
+    x0 = terms(rng, (9, 41), np.float32)
+    g0 = coefficients(rng, (9, 41), np.float32, 0.5, 1.0)
+    r0 = resets(rng, (9, 41), 0.1)
+    x, g, r = (apply_layout(v, layout) for v in (x0, g0, r0))
+    for axis in (0, 1):
+        for gamma_c, gamma in ((np.array(g), g), (0.97, 0.97)):
+            want = simdscan.discounted_cumsum(np.array(x, dtype=np.float32), gamma_c, axis, reset=np.array(r))
+            assert_same_bits(simdscan.discounted_cumsum(x, gamma, axis, reset=r), want, f"{layout} axis={axis}")
+            for name, out in scattered_outs(x0.shape, np.float32).items():
+                assert simdscan.discounted_cumsum(x, gamma, axis, reset=r, out=out) is out
+                assert_same_bits(out, want, f"{layout} axis={axis} {name}")
+            if layout in IN_PLACE_LAYOUTS:
+                y = apply_layout(x0, layout)
+                assert simdscan.discounted_cumsum(y, gamma, axis, reset=r, out=y) is y
+                assert_same_bits(y, want, f"in place {layout} axis={axis}")
+
+
+@pytest.mark.threads
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("shape, axis", [((400_000,), 0), ((4, 100_000), 1), ((1000, 300), 0)])
+def test_discounted_cumsum_threads(shape, axis):
+    rng = np.random.default_rng(seed_of("discounted threads", shape))
+    x = terms(rng, shape, np.float64)
+    reset = resets(rng, shape, 1e-4)
+    for gamma in (0.99, coefficients(rng, shape, np.float64, 0.5, 1.0)):
+        simdscan.set_num_threads(1)
+        single = simdscan.discounted_cumsum(x, gamma, axis, reset=reset)
+        for threads in THREAD_COUNTS[1:]:
+            simdscan.set_num_threads(threads)
+            assert_same_bits(simdscan.discounted_cumsum(x, gamma, axis, reset=reset), single,
+                             f"{shape} gamma {np.shape(gamma)}: {threads} threads vs 1")
+
+
+DISCOUNTED_BAD = [
+    ("gamma does not broadcast", ValueError, dict(gamma=np.full(5, 0.5))),
+    ("gamma larger than x", ValueError, dict(gamma=np.full((2, 3, 4), 0.5))),
+    ("reset 2", ValueError, dict(reset=np.array([0, 2, 0, 0]))),
+    ("reset 0.5", ValueError, dict(reset=0.5)),
+    ("reset of 5", ValueError, dict(reset=np.zeros(5, bool))),
+    ("axis 2", np.exceptions.AxisError, dict(axis=2)),
+    ("out of another shape", ValueError, dict(out=np.full((4, 3), 7.0))),
+    ("out of another dtype", TypeError, dict(out=np.full((3, 4), 7, np.float32))),
+]
+
+
+@pytest.mark.parametrize("name, error, kw", DISCOUNTED_BAD, ids=[c[0] for c in DISCOUNTED_BAD])
+def test_discounted_cumsum_errors(name, error, kw):
+    gamma, x = _two_d()
+    kw = dict(kw)
+    gamma = kw.pop("gamma", gamma)
+    raises_leaving_alone(error, simdscan.discounted_cumsum, x, gamma, **kw)
+    if "out" not in kw:
+        raises_leaving_alone(error, simdscan.discounted_cumsum, x, gamma, out=x, **kw)

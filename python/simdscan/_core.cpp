@@ -336,20 +336,23 @@ py::object cumulative(CumulativeOperator op, py::handle a, py::handle axis, py::
 }
 
 // The linear recurrence of prepared operands (_recurrence.py): b and out C-contiguous (lines, n) arrays of one
-// floating or complex native dtype, a the same or None with a_value one value of it, initial (lines,).
-void linear_recurrence(py::handle a, py::handle a_value, py::handle b, py::handle initial, py::handle out, bool reverse,
-                       bool exclusive) {
+// floating or complex native dtype, a the same or None with a_value one value of it, initial (lines,), reset None or
+// a C-contiguous (lines, n) bool array.
+void linear_recurrence(py::handle a, py::handle a_value, py::handle b, py::handle initial, py::handle reset,
+                       py::handle out, bool reverse, bool exclusive) {
     const auto values = py::reinterpret_borrow<py::array>(b);
     auto result = py::reinterpret_borrow<py::array>(out);
     const auto states = py::reinterpret_borrow<py::array>(initial);
-    const auto laid_out = [&](py::handle operand, py::ssize_t size) {
+    const auto laid_out = [&](py::handle operand, py::ssize_t size, const py::dtype& dtype) {
         const auto array = py::reinterpret_borrow<py::array>(operand);
-        return py::isinstance<py::array>(operand) && array.dtype().equal(values.dtype()) && array.size() == size &&
+        return py::isinstance<py::array>(operand) && array.dtype().equal(dtype) && array.size() == size &&
                (array.flags() & py::array::c_style) != 0;
     };
     const py::ssize_t n = values.ndim() == 2 ? values.shape(1) : -1;
-    if (n < 0 || !laid_out(b, values.size()) || !laid_out(out, values.size()) || !result.writeable() ||
-        !laid_out(initial, values.shape(0)) || (!a.is_none() && !laid_out(a, values.size()))) {
+    const py::ssize_t size = values.size();
+    if (n < 0 || !laid_out(b, size, values.dtype()) || !laid_out(out, size, values.dtype()) || !result.writeable() ||
+        !laid_out(initial, values.shape(0), values.dtype()) || (!a.is_none() && !laid_out(a, size, values.dtype())) ||
+        (!reset.is_none() && !laid_out(reset, size, py::dtype::of<bool>()))) {
         throw py::value_error("linear_recurrence takes C-contiguous operands of one dtype, laid out as (lines, n)");
     }
     simdscan::LinearRecurrenceDesc desc;
@@ -365,6 +368,7 @@ void linear_recurrence(py::handle a, py::handle a_value, py::handle b, py::handl
     }
     desc.b = values.data();
     desc.initial = states.data();
+    desc.reset = reset.is_none() ? nullptr : py::reinterpret_borrow<py::array>(reset).data();
     desc.out = result.mutable_data();
     desc.direction = reverse ? simdscan::AxisDirection::decreasing : simdscan::AxisDirection::increasing;
     desc.exclusive = exclusive;
@@ -610,10 +614,11 @@ PYBIND11_MODULE(_core, m) {
     m.def("fast_scan", &fast_scan, py::arg("function"), py::arg("op"), py::arg("defaults"), py::arg("skip_nan"),
           py::arg("doc"), "A builtin that calls as function does, the calls its body hands to scan made in C++.");
     m.def("linear_recurrence", &linear_recurrence, py::arg("a"), py::arg("a_value"), py::arg("b"), py::arg("initial"),
-          py::arg("out"), py::arg("reverse"), py::arg("exclusive"),
-          "linear_recurrence(a, a_value, b, initial, out, reverse, exclusive): out = the recurrence y = a * y + b "
-          "along each row of C-contiguous (lines, n) arrays of one floating or complex dtype (a None: a_value "
-          "everywhere), from initial's state per line; for simdscan.linear_recurrence.");
+          py::arg("reset"), py::arg("out"), py::arg("reverse"), py::arg("exclusive"),
+          "linear_recurrence(a, a_value, b, initial, reset, out, reverse, exclusive): out = the recurrence "
+          "y = a * y + b along each row of C-contiguous (lines, n) arrays of one floating or complex dtype (a None: "
+          "a_value everywhere), from initial's state per line and again where reset (None or bool) begins a "
+          "segment; for simdscan.linear_recurrence.");
     m.def("isa", &simdscan::active_isa, "The active ISA tier.");
     m.def("_last_path", &simdscan::last_path, "Which runner this thread's last scan took (for the tests).");
     m.def("supported_isas", &simdscan::supported_isas, "ISA tiers this CPU supports, lowest first.");

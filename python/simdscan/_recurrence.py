@@ -144,22 +144,12 @@ def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Union[Direct
         np.ascontiguousarray(np.moveaxis(coefficients, along, -1), dtype=compute).reshape(-1, n))
     a_value = None if a_lines is not None else compute.type(a_given)
     initial_lines = np.ascontiguousarray(states, dtype=compute).reshape(-1)
-    restarts = None
-    if flags is not None:
-        # A segment's first element in the walk starts from `initial`: its a as 0 and its b as a * initial + b.
-        moved = np.moveaxis(flags, along, -1).reshape(-1, n)
-        restarts = moved if not reverse else np.concatenate((moved[:, 1:], np.zeros((moved.shape[0], 1), bool)), 1)
-        if a_lines is None:
-            a_lines = np.full(b_lines.shape, a_value, compute)
-        b_lines = np.where(restarts, a_lines * initial_lines[:, None] + b_lines, b_lines)
-        a_lines = np.where(restarts, compute.type(0), a_lines)
+    reset_lines = None if flags is None else np.ascontiguousarray(np.moveaxis(flags, along, -1)).reshape(-1, n)
 
     moved_out = None if out is None else np.moveaxis(out, along, -1)
     direct = (moved_out is not None and moved_out.dtype == compute and moved_out.flags.c_contiguous)
     target = moved_out.reshape(-1, n) if direct else np.empty(b_lines.shape, compute)
-    _core.linear_recurrence(a_lines, a_value, b_lines, initial_lines, target, reverse, bool(exclusive))
-    if restarts is not None and exclusive:
-        np.copyto(target, np.broadcast_to(initial_lines[:, None], target.shape), where=restarts)
+    _core.linear_recurrence(a_lines, a_value, b_lines, initial_lines, reset_lines, target, reverse, bool(exclusive))
     if direct:
         return out  # type: ignore[return-value]
     moved_shape = line_shape + (n,)

@@ -256,15 +256,38 @@ template <class T>
 using DoubleState = double;
 using LogSumExpKernels = TypedKernelSet<DoubleState, float, double>;
 
-// A first-order linear recurrence's kernels for elements of type T (recurrence.hpp).
+// A span of a linear recurrence's line (recurrence.cpp): n contiguous elements, walked in memory order or from their
+// end, each state a * (the state before it) + b, or `initial` * a + b where the element begins a segment in the walk.
+template <class T>
+struct RecurrenceSpan {
+    const T* a;       // n of them beside b's, or null: a_value for every element
+    T a_value;
+    const T* b;
+    T* out;           // may be b
+    std::ptrdiff_t n;
+    // Where a segment begins: element i of the walk's span where starts[i] != 0, for i < readable (none where null).
+    const std::uint8_t* starts;
+    std::ptrdiff_t readable;
+    T initial;        // the state before a segment's first element
+};
+
+// The composition of a span's pairs: its last state is a * (the state before the span) + b.
+template <class T>
+struct RecurrencePair {
+    T a;
+    T b;
+};
+
+// A first-order linear recurrence's kernels for elements of type T.
 template <class T>
 struct RecurrenceKernels {
-    // One line of n contiguous elements walked in memory order, or from its end [reverse], from `state`: each
-    // element's state is a * (the state before it) + b, a the element of `a` beside b's (n of them), or a_value
-    // where `a` is null; into out the state after each element, or before it where exclusive. out may be b. Returns
-    // the state after the line.
-    using line_fn = T (*)(const T* a, T a_value, const T* b, T* out, std::ptrdiff_t n, T state, bool exclusive);
-    line_fn line[2];  // [reverse]
+    // Walks a span in memory order, or from its end [reverse]. Where `writes`, from `state`: into out the state
+    // after each element, or before it where exclusive. Where `totals`, returns the span's composed pair: its b is
+    // the last state from 0, computed a vector at a time beside the outputs with the same steps, so that a span's
+    // outputs and its pair do not depend on which of the two calls (or both together) computed them.
+    using span_fn = RecurrencePair<T> (*)(const RecurrenceSpan<T>& span, T state, bool writes, bool totals,
+                                          bool exclusive);
+    span_fn span[2];  // [reverse]
 };
 
 template <class... Ts>

@@ -1,29 +1,109 @@
-// linear_recurrence (scan.hpp): each line handed to the active tier's RecurrenceKernels, lines in parallel.
+// linear_recurrence (scan.hpp): each line cut into chunks at fixed places, each chunk's outputs computed from the
+// state before it, and that state from the chunks before by their composed pairs: on one thread the chunks in turn,
+// each with its pair; on several the pairs first, in parallel, then the outputs. The same arithmetic either way, so
+// no bit depends on the thread count.
+#include <algorithm>
 #include <complex>
+#include <cstdint>
 #include <stdexcept>
+#include <vector>
 
 #include "dispatch.hpp"
+#include "kernels.hpp"
 #include "parallel.hpp"
 #include "scan.hpp"
 
 namespace simdscan {
 namespace {
 
+// Elements per chunk: 256 KiB of float64 (detail::chunk_elements), whatever the type, so that a line's chunks are
+// the same for every element type.
+constexpr std::ptrdiff_t chunk = std::ptrdiff_t(1) << 15;
+
+template <class T>
+class Line {
+public:
+    Line(const LinearRecurrenceDesc& desc, std::ptrdiff_t l)
+        : desc_(desc), l_(l), kernel_(detail::active_kernels().recurrence.get<T>().span[reverse()]) {}
+
+    std::ptrdiff_t chunks() const { return (desc_.n + chunk - 1) / chunk; }
+
+    // Chunk k in walk order: computes its outputs from `state` where `writes`, and returns its pair where `totals`.
+    detail::RecurrencePair<T> run(std::ptrdiff_t k, T state, bool writes, bool totals) const {
+        const std::ptrdiff_t n = desc_.n;
+        const std::ptrdiff_t first = reverse() ? std::max<std::ptrdiff_t>(0, n - (k + 1) * chunk) : k * chunk;
+        const std::ptrdiff_t count = std::min(chunk, n - k * chunk);
+        const std::ptrdiff_t at = l_ * n + first;
+        const auto* a = static_cast<const T*>(desc_.a);
+        const auto* reset = static_cast<const std::uint8_t*>(desc_.reset);
+        // Decreasing, element i begins a segment where i + 1 does in index order (the walk meets each segment's last
+        // element first); the line's last element reads no flag.
+        const std::ptrdiff_t shift = reverse() ? 1 : 0;
+        const detail::RecurrenceSpan<T> span{a == nullptr ? nullptr : a + at,
+                                             a == nullptr ? *static_cast<const T*>(desc_.a_value) : T(),
+                                             static_cast<const T*>(desc_.b) + at,
+                                             static_cast<T*>(desc_.out) + at,
+                                             count,
+                                             reset == nullptr ? nullptr : reset + at + shift,
+                                             std::min(count, n - shift - first),
+                                             initial()};
+        return kernel_(span, state, writes, totals, desc_.exclusive);
+    }
+
+    T initial() const { return static_cast<const T*>(desc_.initial)[l_]; }
+
+private:
+    bool reverse() const { return desc_.direction == AxisDirection::decreasing; }
+
+    const LinearRecurrenceDesc& desc_;
+    std::ptrdiff_t l_;
+    typename detail::RecurrenceKernels<T>::span_fn kernel_;
+};
+
+// The state after a chunk of pair p, from the state before it.
+template <class T>
+T after(const detail::RecurrencePair<T>& p, T state) {
+    return p.a * state + p.b;
+}
+
 template <class T>
 void recur_lines(const LinearRecurrenceDesc& desc) {
-    const auto line = detail::active_kernels().recurrence.get<T>().line[desc.direction == AxisDirection::decreasing];
-    const auto* a = static_cast<const T*>(desc.a);
-    const T a_value = a == nullptr ? *static_cast<const T*>(desc.a_value) : T();
-    const auto* b = static_cast<const T*>(desc.b);
-    const auto* initial = static_cast<const T*>(desc.initial);
-    auto* out = static_cast<T*>(desc.out);
-    const std::ptrdiff_t n = desc.n;
-    const std::ptrdiff_t bytes = desc.lines * n * std::ptrdiff_t(sizeof(T)) * (a == nullptr ? 2 : 3);
-    detail::parallel_ranges(desc.lines, detail::threads_for(bytes), [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-        for (std::ptrdiff_t l = begin; l < end; ++l) {
-            line(a == nullptr ? nullptr : a + l * n, a_value, b + l * n, out + l * n, n, initial[l], desc.exclusive);
+    const std::ptrdiff_t bytes = desc.lines * desc.n * std::ptrdiff_t(sizeof(T)) * (desc.a == nullptr ? 2 : 3);
+    const std::size_t threads = detail::threads_for(bytes);
+    if (std::ptrdiff_t(threads) <= desc.lines || desc.n <= chunk) {
+        // Each line on one thread, its chunks in turn.
+        detail::parallel_ranges(desc.lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+            for (std::ptrdiff_t l = begin; l < end; ++l) {
+                const Line<T> line(desc, l);
+                T state = line.initial();
+                for (std::ptrdiff_t k = 0, last = line.chunks() - 1; k <= last; ++k) {
+                    state = after(line.run(k, state, true, k < last), state);
+                }
+            }
+        });
+        return;
+    }
+    // Few long lines: all the threads on each line's chunks, their pairs, then their outputs.
+    for (std::ptrdiff_t l = 0; l < desc.lines; ++l) {
+        const Line<T> line(desc, l);
+        const std::ptrdiff_t count = line.chunks();
+        std::vector<detail::RecurrencePair<T>> pairs(std::size_t(count - 1));
+        detail::parallel_ranges(count - 1, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+            for (std::ptrdiff_t k = begin; k < end; ++k) {
+                pairs[std::size_t(k)] = line.run(k, T(), false, true);
+            }
+        });
+        std::vector<T> states(static_cast<std::size_t>(count));
+        states[0] = line.initial();
+        for (std::ptrdiff_t k = 1; k < count; ++k) {
+            states[std::size_t(k)] = after(pairs[std::size_t(k - 1)], states[std::size_t(k - 1)]);
         }
-    });
+        detail::parallel_ranges(count, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+            for (std::ptrdiff_t k = begin; k < end; ++k) {
+                line.run(k, states[std::size_t(k)], true, false);
+            }
+        });
+    }
 }
 
 }  // namespace

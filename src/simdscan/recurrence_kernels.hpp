@@ -1,102 +1,189 @@
-// The linear recurrence's kernels (RecurrenceKernels): y[i] = a[i] * y[i-1] + b[i] along a contiguous line, the
-// pairs (a, b) composed a vector at a time. Compiled once per tier (families/recurrences.hpp).
+// The linear recurrence's kernels (RecurrenceKernels): y[i] = a[i] * y[i-1] + b[i] along a contiguous span, the
+// pairs (a, b) composed a vector at a time in registers. Compiled once per tier (families/recurrences.hpp).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include <xsimd/xsimd.hpp>
 
 #include "kernels.hpp"
 #include "lanes/lanes_generic.hpp"
+#include "ops.hpp"
 #include "scan_kernels.hpp"
 
 namespace simdscan {
 namespace detail {
 namespace SIMDSCAN_TIER {
 
-// n elements one at a time from `state`, at positions first, first + 1, ... in memory (walked from the end where
-// Reverse): the vector loops' tails, and the whole of a line where the type has no vectors. Returns the last state.
-template <class T, bool Reverse>
-T recur_one_by_one(const T* a, T a_value, const T* b, T* out, std::ptrdiff_t n, T state, bool exclusive) {
-    for (std::ptrdiff_t k = 0; k < n; ++k) {
-        const std::ptrdiff_t i = Reverse ? n - 1 - k : k;
-        const T next = (a != nullptr ? a[i] : a_value) * state + b[i];
-        out[i] = exclusive ? state : next;
-        state = next;
+// The two chains a span's walk keeps: the outputs' states from the state before the span (`y`), and the span's own
+// composition from 0 (`z`, with the product of its a's), for its pair.
+template <class T>
+struct RecurrenceChains {
+    T y;
+    T z;
+    T product;  // of the a's walked so far, 0 from a segment's start on
+};
+
+// n elements of a span one at a time, from walk position `from` on: the vector loops' tails and vectors with a
+// segment's start, and the whole span where the type has no vectors.
+template <class T, bool Reverse, bool Writes, bool Totals>
+void recur_one_by_one(const RecurrenceSpan<T>& span, std::ptrdiff_t from, std::ptrdiff_t n, RecurrenceChains<T>& at,
+                      bool exclusive) {
+    for (std::ptrdiff_t k = from; k < from + n; ++k) {
+        const std::ptrdiff_t i = Reverse ? span.n - 1 - k : k;
+        const T a = span.a != nullptr ? span.a[i] : span.a_value;
+        if (span.starts != nullptr && i < span.readable && span.starts[i] != 0) {
+            at = RecurrenceChains<T>{span.initial, span.initial, T(0)};
+        }
+        if constexpr (Writes) {
+            const T next = a * at.y + span.b[i];
+            span.out[i] = exclusive ? at.y : next;
+            at.y = next;
+        }
+        if constexpr (Totals) {
+            at.z = a * at.z + span.b[i];
+            at.product = at.product * a;
+        }
     }
-    return state;
 }
 
 // The pairs of a vector composed with their predecessors in the walk, lane by lane: on return, lane j holds the
-// composition of lanes 0..j (j..L-1 where Reverse) of the vector, as (products of a, sums of b): a scan within the
-// register in log2(L) steps of lanes K apart. Where `scalar_a`, the products are known (powers[]) and only b moves.
+// composition of lanes 0..j (j..L-1 where Reverse), as (products of a, states from 0): a scan within the register in
+// log2(L) steps of lanes K apart. Where `powers` is set (a scalar a), the products are its powers and only b moves.
 template <class A, bool Reverse, std::size_t K = 1, class T>
-void compose_lanes(xsimd::batch<T, A>& a, xsimd::batch<T, A>& b, bool scalar_a, const xsimd::batch<T, A>* powers) {
+void compose_lanes(xsimd::batch<T, A>& a, xsimd::batch<T, A>& b, const xsimd::batch<T, A>* powers) {
     using B = xsimd::batch<T, A>;
     using L = Lanes<A>;
     if constexpr (K < B::size) {
         const B zero(T(0));
         const B before = Reverse ? L::template down<K>(b, zero) : L::template up<K>(b, zero);
-        if (scalar_a) {
+        if (powers != nullptr) {
             b = L::multiply_add(*powers, before, b);
         } else {
             b = L::multiply_add(a, before, b);
             const B one(T(1));
             a = a * (Reverse ? L::template down<K>(a, one) : L::template up<K>(a, one));
         }
-        compose_lanes<A, Reverse, 2 * K>(a, b, scalar_a, powers + 1);
+        compose_lanes<A, Reverse, 2 * K>(a, b, powers == nullptr ? nullptr : powers + 1);
     }
 }
 
-// RecurrenceKernels::line: whole vectors composed in registers (compose_lanes), each then put behind the state
-// before it (one multiply-add), the rest one by one.
-template <class A, class T, bool Reverse>
-T recur_line(const T* a, T a_value, const T* b, T* out, std::ptrdiff_t n, T state, bool exclusive) {
-    if constexpr (!is_vectorized<A, T>()) {
-        return recur_one_by_one<T, Reverse>(a, a_value, b, out, n, state, exclusive);
-    } else {
+// Whether a segment begins among the vector of walk positions [k, k + lanes) of a span.
+template <class T, bool Reverse>
+bool starts_within(const RecurrenceSpan<T>& span, std::ptrdiff_t k, std::ptrdiff_t lanes) {
+    if (span.starts == nullptr) {
+        return false;
+    }
+    const std::ptrdiff_t first = Reverse ? span.n - k - lanes : k;  // the vector's lowest index
+    if (first + lanes <= span.readable && lanes % 8 == 0) {
+        std::uint64_t any = 0;
+        for (std::ptrdiff_t j = 0; j < lanes; j += 8) {
+            std::uint64_t word;
+            std::memcpy(&word, span.starts + first + j, sizeof(word));
+            any |= word;
+        }
+        return any != 0;
+    }
+    for (std::ptrdiff_t i = first; i < first + lanes && i < span.readable; ++i) {
+        if (span.starts[i] != 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// a^n by squaring (the same steps for the same n, whichever call asks).
+template <class T>
+T power_of(T a, std::ptrdiff_t n) {
+    T result(1);
+    for (; n > 0; n >>= 1, a = a * a) {
+        if ((n & 1) != 0) {
+            result = result * a;
+        }
+    }
+    return result;
+}
+
+// RecurrenceKernels::span for one direction and what the call computes: whole vectors composed in registers
+// (compose_lanes), each put behind the state before it (a multiply-add per chain); vectors where a segment begins,
+// and the rest, one element at a time.
+template <class A, class T, bool Reverse, bool Writes, bool Totals>
+SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T state, bool exclusive) {
+    // A copy: the vector stores may alias the caller's struct, whose fields would be loaded again each vector.
+    const RecurrenceSpan<T> span = given;
+    RecurrenceChains<T> at{state, T(0), T(1)};
+    std::ptrdiff_t done = 0;
+    const bool scalar_a = span.a == nullptr;
+    if constexpr (is_vectorized<A, T>()) {
         using B = xsimd::batch<T, A>;
         using L = Lanes<A>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-        const bool scalar_a = a == nullptr;
-        // a's powers for a scalar a: a^K for each step K = 1, 2, 4, ..., then lane j's a^(j+1) (counted in the walk).
+        // A scalar a's powers: a^K for each step K = 1, 2, 4, ... of compose_lanes, then lane j's power in the walk.
         B powers[8];
-        T power = a_value;
+        T power = span.a_value;
         std::size_t steps = 0;
-        for (std::ptrdiff_t k = 1; k < lanes; k *= 2, power *= power) {
+        for (std::ptrdiff_t k = 1; k < lanes; k *= 2, power = power * power) {
             powers[steps++] = B(power);
         }
         alignas(A::alignment()) T lane_powers[lanes];
-        T p = a_value;
-        for (std::ptrdiff_t j = 0; j < lanes; ++j, p *= a_value) {
+        T p = span.a_value;
+        for (std::ptrdiff_t j = 0; j < lanes; ++j, p = p * span.a_value) {
             lane_powers[Reverse ? lanes - 1 - j : j] = p;
         }
         const B walked_powers = B::load_aligned(lane_powers);
-        B carry(state);
-        const std::ptrdiff_t whole = n / lanes * lanes;
-        // Reverse walks the vectors from the end; the rest (n % lanes elements at the front) comes last.
-        for (std::ptrdiff_t k = 0; k < whole; k += lanes) {
-            const std::ptrdiff_t i = Reverse ? n - lanes - k : k;
-            B xa = scalar_a ? B(T(0)) : B::load_unaligned(a + i);
-            B xb = B::load_unaligned(b + i);
-            compose_lanes<A, Reverse>(xa, xb, scalar_a, powers);
-            const B y = L::multiply_add(scalar_a ? walked_powers : xa, carry, xb);
-            if (exclusive) {
-                (Reverse ? L::template down<1>(y, carry) : L::template up<1>(y, carry)).store_unaligned(out + i);
-            } else {
-                y.store_unaligned(out + i);
+        B y(at.y), z(T(0)), product(T(1));
+        for (; done + lanes <= span.n; done += lanes) {
+            const std::ptrdiff_t i = Reverse ? span.n - lanes - done : done;
+            if (starts_within<T, Reverse>(span, done, lanes)) {
+                RecurrenceChains<T> one{first_lane(y), first_lane(z), first_lane(product)};
+                recur_one_by_one<T, Reverse, Writes, Totals>(span, done, lanes, one, exclusive);
+                y = B(one.y), z = B(one.z), product = B(one.product);
+                continue;
             }
-            carry = Reverse ? L::broadcast_first(y) : L::broadcast_last(y);
+            B xa = scalar_a ? B(T(0)) : B::load_unaligned(span.a + i);
+            B xb = B::load_unaligned(span.b + i);
+            compose_lanes<A, Reverse>(xa, xb, scalar_a ? powers : nullptr);
+            const B multiplier = scalar_a ? walked_powers : xa;
+            if constexpr (Writes) {
+                const B next = L::multiply_add(multiplier, y, xb);
+                if (exclusive) {
+                    (Reverse ? L::template down<1>(next, y) : L::template up<1>(next, y)).store_unaligned(span.out + i);
+                } else {
+                    next.store_unaligned(span.out + i);
+                }
+                y = Reverse ? L::broadcast_first(next) : L::broadcast_last(next);
+            }
+            if constexpr (Totals) {
+                const B next = L::multiply_add(multiplier, z, xb);
+                z = Reverse ? L::broadcast_first(next) : L::broadcast_last(next);
+                if (!scalar_a) {
+                    product = product * (Reverse ? L::broadcast_first(xa) : L::broadcast_last(xa));
+                }
+            }
         }
-        alignas(A::alignment()) T last[lanes];
-        carry.store_aligned(last);
-        state = last[0];
-        const std::ptrdiff_t rest = n - whole;
-        const std::ptrdiff_t at = Reverse ? 0 : whole;
-        return recur_one_by_one<T, Reverse>(a == nullptr ? nullptr : a + at, a_value, b + at, out + at, rest, state,
-                                            exclusive);
+        at = RecurrenceChains<T>{first_lane(y), first_lane(z), first_lane(product)};
+        if (scalar_a && Totals) {
+            // The product of the vectors' a's, from the last segment start on where one came (the scalar path set it
+            // to 0 and counted on from there).
+            at.product = at.product * power_of(span.a_value, done);
+        }
     }
+    recur_one_by_one<T, Reverse, Writes, Totals>(span, done, span.n - done, at, exclusive);
+    return RecurrencePair<T>{at.product, at.z};
+}
+
+template <class A, class T, bool Reverse>
+RecurrencePair<T> recur(const RecurrenceSpan<T>& span, T state, bool writes, bool totals, bool exclusive) {
+    if (writes && totals) {
+        return recur_span<A, T, Reverse, true, true>(span, state, exclusive);
+    }
+    if (writes) {
+        return recur_span<A, T, Reverse, true, false>(span, state, exclusive);
+    }
+    return recur_span<A, T, Reverse, false, true>(span, state, exclusive);
 }
 
 // Each element type's kernels; the complex types' (one by one in every tier) in the lowest tier only.
@@ -106,8 +193,8 @@ void fill_recurrences(RecurrenceSet& set) {
         using T = typename decltype(type)::type;
         if constexpr (SIMDSCAN_TIER_LOWEST || !scalar_only<T>::value) {
             auto& kernels = set.get<T>();
-            kernels.line[0] = &recur_line<A, T, false>;
-            kernels.line[1] = &recur_line<A, T, true>;
+            kernels.span[0] = &recur<A, T, false>;
+            kernels.span[1] = &recur<A, T, true>;
         }
     });
 }

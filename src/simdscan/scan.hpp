@@ -120,12 +120,14 @@ struct LinearRecurrenceDesc {
     const void* a_value = nullptr;  // one element, where a is null
     const void* b = nullptr;        // lines x n
     const void* initial = nullptr;  // one state per line
-    void* out = nullptr;            // lines x n; may be b
+    // lines x n bytes, or null: where nonzero, a segment begins in index order (CumulativeOperatorDesc::reset's
+    // flags), and its first element in the walk starts again from the line's initial state.
+    const void* reset = nullptr;
+    void* out = nullptr;  // lines x n; may be b
     AxisDirection direction = AxisDirection::increasing;
     bool exclusive = false;  // each output the state before its element (the line's initial state first)
 };
-// Each line on one thread, lines in parallel: the same bits for any thread count. Throws std::invalid_argument for
-// another data type.
+// The same bits for any thread count. Throws std::invalid_argument for another data type.
 void linear_recurrence(const LinearRecurrenceDesc& desc);
 
 // Which runner the calling thread's last execute took (for tests that aim at one): "direct_lines", "direct_rows",
