@@ -82,7 +82,7 @@ def line_shape(shape, axis):
 def to_lines(x, axis):
     """``x`` (of the full shape) as a 2-D array, one line per row, the other axes in C order."""
     moved = np.moveaxis(np.asarray(x), axis, -1)
-    return moved.reshape(-1, moved.shape[-1]) if moved.shape[-1] else moved.reshape(int(np.prod(moved.shape)), 0)
+    return moved.reshape(int(np.prod(moved.shape[:-1], dtype=np.int64)), moved.shape[-1])
 
 
 def from_lines(lines, shape, axis):

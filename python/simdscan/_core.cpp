@@ -376,6 +376,30 @@ void linear_recurrence(py::handle a, py::handle a_value, py::handle b, py::handl
     simdscan::linear_recurrence(desc);
 }
 
+// pandas' adjust=True exponentially weighted mean of prepared operands (_recurrence.py): x and out C-contiguous
+// (lines, n) arrays of float32 or float64.
+void weighted_mean(py::handle x, py::handle out, double decay, bool ignore_na) {
+    const auto values = py::reinterpret_borrow<py::array>(x);
+    auto result = py::reinterpret_borrow<py::array>(out);
+    const auto laid_out = [&](const py::array& array) {
+        return array.ndim() == 2 && array.dtype().equal(values.dtype()) && (array.flags() & py::array::c_style) != 0;
+    };
+    if (!py::isinstance<py::array>(x) || !py::isinstance<py::array>(out) || !laid_out(values) || !laid_out(result) ||
+        values.size() != result.size() || !result.writeable()) {
+        throw py::value_error("weighted_mean takes C-contiguous (lines, n) operands of one dtype");
+    }
+    simdscan::WeightedMeanDesc desc;
+    desc.data_type = data_type_of(values.dtype());
+    desc.lines = values.shape(0);
+    desc.n = values.shape(1);
+    desc.x = values.data();
+    desc.out = result.mutable_data();
+    desc.decay = decay;
+    desc.ignore_na = ignore_na;
+    py::gil_scoped_release release;
+    simdscan::exponentially_weighted_mean(desc);
+}
+
 void initialise(const py::object& direction_type) {
     const py::module_ numpy = py::module_::import("numpy");
     py::object axis_error;
@@ -619,6 +643,9 @@ PYBIND11_MODULE(_core, m) {
           "y = a * y + b along each row of C-contiguous (lines, n) arrays of one floating or complex dtype (a None: "
           "a_value everywhere), from initial's state per line and again where reset (None or bool) begins a "
           "segment; for simdscan.linear_recurrence.");
+    m.def("weighted_mean", &weighted_mean, py::arg("x"), py::arg("out"), py::arg("decay"), py::arg("ignore_na"),
+          "weighted_mean(x, out, decay, ignore_na): pandas' exponentially weighted mean (adjust=True) along each row "
+          "of C-contiguous (lines, n) float32 or float64 arrays; for simdscan.ewm_mean.");
     m.def("isa", &simdscan::active_isa, "The active ISA tier.");
     m.def("_last_path", &simdscan::last_path, "Which runner this thread's last scan took (for the tests).");
     m.def("supported_isas", &simdscan::supported_isas, "ISA tiers this CPU supports, lowest first.");

@@ -14,7 +14,7 @@ from ._runtime import Direction
 from ._segments import segment_operands
 
 
-def _check_out(out: Any, shape: tuple[int, ...], dtype: np.dtype) -> None:
+def check_out(out: Any, shape: tuple[int, ...], dtype: np.dtype) -> None:
     """The scans' rules for ``out`` (the core checks them where it writes): an ndarray of the result's shape and
     dtype, writable."""
     if not isinstance(out, np.ndarray):
@@ -107,7 +107,7 @@ def ffill(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str
         is_decreasing(direction)
         if out is None:
             return flat.copy()
-        _check_out(out, flat.shape, x.dtype)
+        check_out(out, flat.shape, x.dtype)
         if out is not a:
             np.copyto(out, flat)
         return out

@@ -12,6 +12,7 @@ from . import _core
 from ._array_types import takes_array_types
 from ._axes import is_decreasing, normalize_axis
 from ._extrema import cummax
+from ._fill import check_out
 from ._runtime import Direction
 from ._segments import reset_flags
 
@@ -39,6 +40,17 @@ def _result_dtype(operands: list[Any], dtype: Any) -> np.dtype:
             raise TypeError(f"dtype must be float16/32/64 or complex64/128, not {result}")
         return result.newbyteorder("=")
     return np.result_type(*(x if _is_weak(x) else _floating(np.asarray(x).dtype) for x in operands))
+
+
+def _lines_of(out: Optional[np.ndarray], along: int, compute: np.dtype) -> Optional[np.ndarray]:
+    """``out`` as (lines, n) rows along ``along`` that the core writes itself, where it is laid out so (C-contiguous
+    once the axis is moved last, native, of the compute dtype), else None."""
+    if out is None:
+        return None
+    moved = np.moveaxis(out, along, -1)
+    if moved.dtype != compute or not moved.flags.c_contiguous or moved.size == 0:
+        return None
+    return moved.reshape(-1, moved.shape[-1])
 
 
 def _broadcast(value: Any, shape: tuple[int, ...], name: str, target: str) -> np.ndarray:
@@ -127,14 +139,7 @@ def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Union[Direct
     states = _broadcast(initial_given, line_shape, "initial", "the line shape")
     flags = reset_flags(reset, shape, along)
     if out is not None:
-        if not isinstance(out, np.ndarray):
-            raise TypeError(f"out must be a numpy.ndarray, got {type(out).__name__}")
-        if out.shape != shape:
-            raise ValueError(f"out has shape {out.shape}, the result has shape {shape}")
-        if out.dtype.newbyteorder("=") != result_dtype:
-            raise TypeError(f"out has dtype {out.dtype}, the result has dtype {result_dtype}")
-        if not out.flags.writeable:
-            raise ValueError("out is read-only")
+        check_out(out, shape, result_dtype)
     if values.size == 0:
         return np.empty(shape, result_dtype) if out is None else out
 
@@ -146,9 +151,9 @@ def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Union[Direct
     initial_lines = np.ascontiguousarray(states, dtype=compute).reshape(-1)
     reset_lines = None if flags is None else np.ascontiguousarray(np.moveaxis(flags, along, -1)).reshape(-1, n)
 
-    moved_out = None if out is None else np.moveaxis(out, along, -1)
-    direct = (moved_out is not None and moved_out.dtype == compute and moved_out.flags.c_contiguous)
-    target = moved_out.reshape(-1, n) if direct else np.empty(b_lines.shape, compute)
+    target = _lines_of(out, along, compute)
+    direct = target is not None
+    target = target if target is not None else np.empty(b_lines.shape, compute)
     _core.linear_recurrence(a_lines, a_value, b_lines, initial_lines, reset_lines, target, reverse, bool(exclusive))
     if direct:
         return out  # type: ignore[return-value]
@@ -266,19 +271,25 @@ def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optio
     if data.ndim == 0:
         data = data.reshape(1)
     along = normalize_axis(axis, data.ndim)
-    values = data.astype(compute, copy=False)
-    seen = ~np.isnan(values)
-    observed = np.where(seen, values, compute.type(0))
+    if out is not None:
+        check_out(out, data.shape, result_dtype)
     decay = compute.type(1.0 - smoothing)
     if adjust:
-        # The weighted sums of the values and of their weights: a missing value adds nothing, and ages both unless
-        # ignore_na.
-        aging: Any = np.where(seen, decay, compute.type(1)) if ignore_na else decay
-        totals = linear_recurrence(aging, observed, along)
-        weights = linear_recurrence(aging, seen.astype(compute), along)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            means = totals / weights
+        # One pass: the weighted sums of the values and of their weights, and their quotient (the core's kernel).
+        n = data.shape[along]
+        lines = np.ascontiguousarray(np.moveaxis(data, along, -1), dtype=compute).reshape(-1, n)
+        target = _lines_of(out, along, compute)
+        if target is not None:
+            _core.weighted_mean(lines, target, float(decay), bool(ignore_na))
+            return out  # type: ignore[return-value]
+        quotients = np.empty(lines.shape, compute)
+        if quotients.size:
+            _core.weighted_mean(lines, quotients, float(decay), bool(ignore_na))
+        means = np.moveaxis(quotients.reshape(np.moveaxis(data, along, -1).shape), -1, along)
     else:
+        values = data.astype(compute, copy=False)
+        seen = ~np.isnan(values)
+        observed = np.where(seen, values, compute.type(0))
         # y = w * y + (1 - w) * x at each value, w = d / (d + alpha) with d = (1 - alpha)**k, k the steps since the
         # last value (1 where ignore_na); a line's first value is taken as it is, and a missing value keeps y.
         shape = [1] * values.ndim
@@ -292,13 +303,7 @@ def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optio
         coefficient = np.where(seen, carried, compute.type(1))
         means = linear_recurrence(coefficient, np.where(seen, (1 - carried) * observed, compute.type(0)), along)
         means[np.broadcast_to(cummax(np.where(seen, position, -1), along) < 0, means.shape)] = np.nan
-    means = means.astype(result_dtype, copy=False)
     if out is None:
-        return means
-    if not isinstance(out, np.ndarray):
-        raise TypeError(f"out must be a numpy.ndarray, got {type(out).__name__}")
-    if out.shape != means.shape or out.dtype.newbyteorder("=") != result_dtype or not out.flags.writeable:
-        raise (TypeError if out.shape == means.shape and out.flags.writeable else ValueError)(
-            f"out must be a writable array of shape {means.shape} and dtype {result_dtype}")
-    np.copyto(out, means)
+        return np.ascontiguousarray(means, dtype=result_dtype)
+    np.copyto(out, means, casting="unsafe")
     return out

@@ -66,6 +66,15 @@ as simdscan does: float16 and float32 chunks are scanned, and their carries comb
 once per output, so they equal the whole-array result but for a rare tie of that rounding; float64 adds one
 rounding of ``logaddexp(carry, local)`` per chunk boundary (a few units in the last place of the output).
 
+:func:`linear_recurrence`, :func:`discounted_cumsum` and :func:`ewm_mean` carry a recurrence's state instead of a
+total: a chunk's lines leave it in the state ``A * s + B``, ``s`` the state they entered with, ``A`` the product of
+the chunk's ``a`` (0 where a segment starts in it) and ``B`` the state it leaves with from 0; a chain of small tasks
+composes these pairs in the walk's order from ``initial``, and each chunk is then run by
+:func:`simdscan.linear_recurrence` with ``initial=`` its carry (its segments from ``initial`` itself). ewm_mean carries
+its recurrences so (the weighted totals and weights, or adjust=False's per-element coefficients, whose steps since
+the last value come from a lazy :func:`cummax`). Results differ from the whole array's only by rounding (the pairs
+compose in another order).
+
 simdscan may split the scan of a large chunk across its own thread pool. Where Dask already runs one
 task per core (its threaded scheduler, or workers with several threads), ``simdscan.set_num_threads(1)``
 in each process avoids running more threads than cores.
@@ -77,12 +86,13 @@ from typing import Any, Optional, Union
 import dask.array as da
 
 from ._arithmetic import Axis, Directions, Exclusives
+from . import _dask_recurrence
 from ._dask_scan import _cumulative, _ffill, _scan, check_method
 from ._runtime import Direction
 
 __all__ = [
-    "cummax", "cummin", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "ffill", "logcumsumexp",
-    "nancummax", "nancummin", "nancumprod", "nancumsum",
+    "cummax", "cummin", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "discounted_cumsum", "ewm_mean",
+    "ffill", "linear_recurrence", "logcumsumexp", "nancummax", "nancummin", "nancumprod", "nancumsum",
 ]
 
 # --------------------------------------------------------------------------
@@ -392,3 +402,77 @@ def ffill(a: da.Array, axis: Optional[int] = None, *, direction: Union[Direction
     array([nan,  1., nan,  1., nan,  2.,  1.])
     """
     return _ffill(a, axis, direction, limit, reset, labels)
+
+
+def linear_recurrence(a: Any, b: da.Array, axis: int = -1, *, direction: Union[Direction, str] = "increasing",
+                      exclusive: bool = False, initial: Any = None, reset: Any = None, dtype: Any = None) -> da.Array:
+    """Lazy :func:`simdscan.linear_recurrence` of a Dask array: ``y[i] = a[i] * y[i-1] + b[i]`` along an axis, the
+    state carried across chunks (see the module's description).
+
+    Parameters
+    ----------
+    a : scalar, array_like or dask.array.Array
+        The coefficients, broadcast to ``b`` and put in its chunks; a scalar is the same for every element.
+    b : dask.array.Array
+        The inputs (anything else is wrapped by :func:`dask.array.asarray`). Chunk sizes must be known.
+    axis, direction, exclusive, dtype
+        As :func:`simdscan.linear_recurrence`.
+    initial : scalar, array_like or dask.array.Array, optional
+        The state before each line's first element in the walk (default 0), broadcast to ``b``'s shape without
+        ``axis``; a Dask one stays lazy.
+    reset : array_like or dask.array.Array, optional
+        As :func:`simdscan.linear_recurrence` (each segment from ``initial``); a Dask reset stays lazy, its values
+        checked as it is computed.
+
+    Returns
+    -------
+    dask.array.Array
+        The lazy result, with ``b``'s chunks. Computed, it equals ``simdscan.linear_recurrence`` of the computed
+        arrays but for rounding (the chunks' pairs composed in another order).
+
+    Raises
+    ------
+    numpy.exceptions.AxisError, ValueError, TypeError
+        As :func:`simdscan.linear_recurrence`, at once (while building the graph); but a Dask ``reset``'s values
+        other than 0 and 1 raise ValueError when they are computed.
+
+    Examples
+    --------
+    >>> y = simdscan.dask.linear_recurrence(0.5, da.ones(6, chunks=2), initial=2.0)
+    >>> y.compute()
+    array([2.     , 2.     , 2.     , 2.     , 2.     , 2.     ])
+    >>> simdscan.dask.linear_recurrence(0.5, da.ones(6, chunks=2), reset=[0, 0, 0, 1, 0, 0]).compute()
+    array([1.  , 1.5 , 1.75, 1.  , 1.5 , 1.75])
+    """
+    return _dask_recurrence.linear_recurrence(a, b, axis, direction=direction, exclusive=exclusive, initial=initial,
+                                              reset=reset, dtype=dtype)
+
+
+def discounted_cumsum(x: da.Array, gamma: Any, axis: int = -1, *, reset: Any = None) -> da.Array:
+    """Lazy :func:`simdscan.discounted_cumsum` of a Dask array: ``G[i] = x[i] + gamma[i] * G[i+1]``, the returns
+    carried across chunks from the end (:func:`linear_recurrence`, decreasing).
+
+    Examples
+    --------
+    >>> rewards = da.ones(6, chunks=4)
+    >>> simdscan.dask.discounted_cumsum(rewards, 0.5, reset=[0, 0, 0, 1, 0, 0]).compute()
+    array([1.75, 1.5 , 1.  , 1.75, 1.5 , 1.  ])
+    """
+    return _dask_recurrence.discounted_cumsum(x, gamma, axis, reset=reset)
+
+
+def ewm_mean(x: da.Array, axis: int = -1, *, com: Optional[float] = None, span: Optional[float] = None,
+             halflife: Optional[float] = None, alpha: Optional[float] = None, adjust: bool = True,
+             ignore_na: bool = False) -> da.Array:
+    """Lazy :func:`simdscan.ewm_mean` of a Dask array (pandas' ``ewm(...).mean()`` along each line): its two
+    recurrences (adjust=True: the weighted totals and the weights; adjust=False: the per-element coefficients) carried
+    across chunks as :func:`linear_recurrence` carries them.
+
+    Examples
+    --------
+    >>> x = da.from_array(np.array([1.0, 2.0, np.nan, 4.0]), chunks=1)
+    >>> simdscan.dask.ewm_mean(x, alpha=0.5).compute()
+    array([1.        , 1.66666667, 1.66666667, 3.36363636])
+    """
+    return _dask_recurrence.ewm_mean(x, axis, com=com, span=span, halflife=halflife, alpha=alpha, adjust=adjust,
+                                     ignore_na=ignore_na)

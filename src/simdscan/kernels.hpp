@@ -287,7 +287,12 @@ struct RecurrenceKernels {
     // outputs and its pair do not depend on which of the two calls (or both together) computed them.
     using span_fn = RecurrencePair<T> (*)(const RecurrenceSpan<T>& span, T state, bool writes, bool totals,
                                           bool exclusive);
+    // pandas' exponentially weighted mean (adjust=True) of a line of n contiguous elements, in memory order: each
+    // output the sum of the values so far, each weighted by decay to the power of its age, over the sum of those
+    // weights; NaN is no value (NaN until the first), and ages the others unless ignore_na. Real types only.
+    using weighted_mean_fn = void (*)(const T* x, T* out, std::ptrdiff_t n, T decay, bool ignore_na);
     span_fn span[2];  // [reverse]
+    weighted_mean_fn weighted_mean;
 };
 
 template <class... Ts>

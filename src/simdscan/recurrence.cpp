@@ -1,4 +1,4 @@
-// linear_recurrence (scan.hpp): each line cut into chunks at fixed places, each chunk's outputs computed from the
+// linear_recurrence and exponentially_weighted_mean (scan.hpp). A linear recurrence's line is cut into chunks at fixed places, each chunk's outputs computed from the
 // state before it, and that state from the chunks before by their composed pairs: on one thread the chunks in turn,
 // each with its pair; on several the pairs first, in parallel, then the outputs. The same arithmetic either way, so
 // no bit depends on the thread count.
@@ -106,7 +106,29 @@ void recur_lines(const LinearRecurrenceDesc& desc) {
     }
 }
 
+template <class T>
+void weighted_means(const WeightedMeanDesc& desc) {
+    const auto mean = detail::active_kernels().recurrence.get<T>().weighted_mean;
+    const auto* x = static_cast<const T*>(desc.x);
+    auto* out = static_cast<T*>(desc.out);
+    const std::ptrdiff_t n = desc.n;
+    const std::size_t threads = detail::threads_for(desc.lines * n * std::ptrdiff_t(2 * sizeof(T)));
+    detail::parallel_ranges(desc.lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+        for (std::ptrdiff_t l = begin; l < end; ++l) {
+            mean(x + l * n, out + l * n, n, T(desc.decay), desc.ignore_na);
+        }
+    });
+}
+
 }  // namespace
+
+void exponentially_weighted_mean(const WeightedMeanDesc& desc) {
+    switch (desc.data_type) {
+        case DataType::float32: return weighted_means<float>(desc);
+        case DataType::float64: return weighted_means<double>(desc);
+        default: throw std::invalid_argument("an exponentially weighted mean takes float32 or float64");
+    }
+}
 
 void linear_recurrence(const LinearRecurrenceDesc& desc) {
     switch (desc.data_type) {

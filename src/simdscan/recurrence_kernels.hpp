@@ -175,6 +175,64 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
     return RecurrencePair<T>{at.product, at.z};
 }
 
+// RecurrenceKernels::weighted_mean: the weighted sums of the values and of their weights as two recurrences of one
+// a (decay, or 1 at a NaN where ignore_na), composed in registers a vector at a time, and their quotient.
+template <class A, class T>
+SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T decay, bool ignore_na) {
+    T totals(0), weights(0);
+    std::ptrdiff_t done = 0;
+    if constexpr (is_vectorized<A, T>()) {
+        using B = xsimd::batch<T, A>;
+        using L = Lanes<A>;
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+        B powers[8];
+        T power = decay;
+        std::size_t steps = 0;
+        for (std::ptrdiff_t k = 1; k < lanes; k *= 2, power = power * power) {
+            powers[steps++] = B(power);
+        }
+        alignas(A::alignment()) T lane_powers[lanes];
+        T p = decay;
+        for (std::ptrdiff_t j = 0; j < lanes; ++j, p = p * decay) {
+            lane_powers[j] = p;
+        }
+        const B walked_powers = B::load_aligned(lane_powers);
+        const B zero(T(0)), one(T(1));
+        B sum(T(0)), weight(T(0));
+        for (; done + lanes <= n; done += lanes) {
+            const B values = B::load_unaligned(x + done);
+            const auto seen = values == values;
+            B value_sums = xsimd::select(seen, values, zero);
+            B weight_sums = xsimd::select(seen, one, zero);
+            B multiplier = walked_powers;
+            if (ignore_na) {
+                B value_ages = xsimd::select(seen, B(decay), one);
+                B weight_ages = value_ages;
+                compose_lanes<A, false>(value_ages, value_sums, static_cast<const B*>(nullptr));
+                compose_lanes<A, false>(weight_ages, weight_sums, static_cast<const B*>(nullptr));
+                multiplier = value_ages;
+            } else {
+                compose_lanes<A, false>(multiplier, value_sums, powers);
+                compose_lanes<A, false>(multiplier, weight_sums, powers);
+            }
+            const B next_sum = L::multiply_add(multiplier, sum, value_sums);
+            const B next_weight = L::multiply_add(multiplier, weight, weight_sums);
+            (next_sum / next_weight).store_unaligned(out + done);
+            sum = L::broadcast_last(next_sum);
+            weight = L::broadcast_last(next_weight);
+        }
+        totals = first_lane(sum);
+        weights = first_lane(weight);
+    }
+    for (; done < n; ++done) {
+        const bool seen = x[done] == x[done];
+        const T age = seen || !ignore_na ? decay : T(1);
+        totals = age * totals + (seen ? x[done] : T(0));
+        weights = age * weights + (seen ? T(1) : T(0));
+        out[done] = totals / weights;
+    }
+}
+
 template <class A, class T, bool Reverse>
 RecurrencePair<T> recur(const RecurrenceSpan<T>& span, T state, bool writes, bool totals, bool exclusive) {
     if (writes && totals) {
@@ -195,6 +253,11 @@ void fill_recurrences(RecurrenceSet& set) {
             auto& kernels = set.get<T>();
             kernels.span[0] = &recur<A, T, false>;
             kernels.span[1] = &recur<A, T, true>;
+            if constexpr (std::is_floating_point<T>::value) {
+                kernels.weighted_mean = &weighted_mean<A, T>;
+            } else {
+                kernels.weighted_mean = nullptr;
+            }
         }
     });
 }

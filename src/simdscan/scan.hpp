@@ -130,6 +130,21 @@ struct LinearRecurrenceDesc {
 // The same bits for any thread count. Throws std::invalid_argument for another data type.
 void linear_recurrence(const LinearRecurrenceDesc& desc);
 
+// Beyond DirectML: pandas' exponentially weighted mean (ewm(...).mean() with adjust=True) along lines of n contiguous
+// float32 or float64 elements (line l's element i at l * n + i): each output the mean of the values so far weighted
+// by decay to the power of their ages, NaN counting as no value (which ages the others unless ignore_na). Each line
+// on one thread. Throws std::invalid_argument for another data type.
+struct WeightedMeanDesc {
+    DataType data_type = DataType::float64;
+    std::ptrdiff_t lines = 0;
+    std::ptrdiff_t n = 0;
+    const void* x = nullptr;
+    void* out = nullptr;  // may be x
+    double decay = 0;     // 1 - alpha
+    bool ignore_na = false;
+};
+void exponentially_weighted_mean(const WeightedMeanDesc& desc);
+
 // Which runner the calling thread's last execute took (for tests that aim at one): "direct_lines", "direct_rows",
 // "outer_combined", "outer_carried", "outer_staged", "lines_buffered", "indexed_lines", "indexed_rows",
 // "grouped_lines", "two_axes" (the last of two scans where a second axis does not run in one pass), "none" before any.

@@ -1,0 +1,337 @@
+"""The graph of a chunked first-order linear recurrence for simdscan.dask: linear_recurrence, discounted_cumsum and
+ewm_mean over Dask arrays.
+
+The state ``y`` of a line leaves a chunk as ``A * s + B``, ``s`` the state it entered with (the carry):
+
+1. each chunk's pair, line by line: ``A`` the product of its ``a`` (0 where a segment starts in the chunk, or where a
+   reset at its first index cuts a decreasing walk as it leaves the chunk), ``B`` the state it leaves with from a state
+   of 0 (each segment in it starting from ``initial``; ``initial`` itself where a decreasing walk leaves across a cut);
+2. the carries, a chain of tiny tasks in the walk's order: ``initial`` into the first chunk, then
+   ``A * carry + B`` past each chunk (``B`` alone past a cut; an empty chunk passes the carry on as it is);
+3. each chunk run by :func:`simdscan.linear_recurrence` with ``initial=`` its carry (its elements walked before the
+   chunk's first segment start), its segments from ``initial`` (the rest, by simdscan's own ``reset=``).
+"""
+
+from __future__ import annotations
+
+from itertools import product
+from typing import Any, Callable, Optional
+
+import dask.array as da
+import numpy as np
+from dask.base import tokenize
+from dask.highlevelgraph import HighLevelGraph
+
+import simdscan
+
+from ._axes import is_decreasing, normalize_axis
+from ._dask_scan import _head, _reset_operand, _segments, _starts
+from ._recurrence import _alpha, _broadcast, _floating, _is_weak, _result_dtype
+from ._runtime import Direction, off_in_dask_workers
+
+
+# --------------------------------------------------------------------------
+# per-chunk functions (module level, so that distributed workers can unpickle them)
+# --------------------------------------------------------------------------
+def _operands(operands: tuple[Any, ...], a: Any, init: Any, reset: bool) -> tuple[Any, Any, Optional[np.ndarray]]:
+    """A chunk's (a, initial, reset flags) from the blocks handed over (``operands``, in that order, each where it is
+    an array) and the constants (``a`` and ``init``: None where a block stands for them)."""
+    rest = list(operands)
+    a_block = rest.pop(0) if a is None else a
+    init_block = rest.pop(0) if init is None else init
+    flags = rest.pop(0) if reset else None
+    return a_block, init_block, flags
+
+
+def _line_state(state: Any, axis: int) -> Any:
+    """A state of length 1 along ``axis`` as simdscan's ``initial=`` takes it (the line shape); a scalar as it is."""
+    return np.squeeze(state, axis) if np.ndim(state) else state
+
+
+def _run(a: Any, b: np.ndarray, flags: Optional[np.ndarray], head: Any, init: Any, *, axis: int, decreasing: bool,
+         exclusive: bool, compute: np.dtype) -> np.ndarray:
+    """simdscan's recurrence of one chunk, its elements walked before the first segment start from ``head`` (the line
+    states; None: ``init``), each segment from ``init``.
+
+    A chunk without a segment start is one run from ``head``; one with starts is run by simdscan with ``reset=`` and
+    ``initial=init``, then its lines' first elements in the walk, up to the longest run before a start, again from
+    ``head`` without reset, where no start comes before them."""
+    off_in_dask_workers()
+    direction = Direction.DECREASING if decreasing else Direction.INCREASING
+
+    def run(a_: Any, b_: np.ndarray, initial: Any, reset: Optional[np.ndarray] = None) -> np.ndarray:
+        return simdscan.linear_recurrence(a_, b_, axis, direction=direction, exclusive=exclusive,
+                                          initial=_line_state(initial, axis), reset=reset, dtype=compute)
+
+    starts = None if flags is None else _starts(flags, axis, decreasing)
+    if starts is None or not starts.any():
+        return run(a, b, init if head is None else head)
+    whole = run(a, b, init, flags)
+    if head is None:
+        return whole
+    before = _head(starts, axis, decreasing)
+    n = b.shape[axis]
+    m = int(before.sum(axis=axis).max(initial=0))  # the longest run of a line before its first start
+    if m == 0:
+        return whole
+    index = [slice(None)] * b.ndim
+    index[axis] = slice(n - m, n) if decreasing else slice(0, m)
+    part = tuple(index)
+    np.copyto(whole[part], run(a if np.ndim(a) == 0 else a[part], b[part], head), where=before[part])
+    return whole
+
+
+def _edge_slice(ndim: int, axis: int, index: int) -> tuple[slice, ...]:
+    where = [slice(None)] * ndim
+    where[axis] = slice(index, index + 1) if index >= 0 else slice(index, None if index == -1 else index + 1)
+    return tuple(where)
+
+
+def _pair(b: np.ndarray, *operands: np.ndarray, a: Any, init: Any, reset: bool, axis: int, decreasing: bool,
+          compute: np.dtype) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """Step 1: a chunk's (A, B, cut, empty), A, B and cut of length 1 along ``axis``: the state past the chunk is
+    ``B`` where ``cut``, else ``A * s + B`` for the state ``s`` before it; ``empty``: the chunk has no element along
+    ``axis``, and passes the state on as it is."""
+    a, init, flags = _operands(operands, a, init, reset)
+    shape = list(b.shape)
+    shape[axis] = 1
+    n = b.shape[axis]
+    if n == 0:
+        return np.ones(shape, compute), np.zeros(shape, compute), np.zeros(shape, bool), True
+    with np.errstate(all="ignore"):
+        if np.ndim(a) == 0:
+            product_ = np.full(shape, np.multiply.reduce(np.full(n, compute.type(a))), compute)
+        else:
+            product_ = np.prod(np.asarray(a).astype(compute, copy=False), axis=axis, keepdims=True)
+        product_ = np.broadcast_to(product_, shape)
+    y = _run(a, b, flags, 0, init, axis=axis, decreasing=decreasing, exclusive=False, compute=compute)
+    last = np.array(y[_edge_slice(b.ndim, axis, 0 if decreasing else -1)])
+    if flags is None:
+        return np.array(product_), last, np.zeros(shape, bool), False
+    cut = np.any(flags, axis=axis, keepdims=True)
+    if decreasing:  # a reset at the chunk's first index: the walk leaves the chunk into a segment start
+        leaving = flags[_edge_slice(b.ndim, axis, 0)]
+        np.copyto(last, np.broadcast_to(np.asarray(init, dtype=compute), shape), where=leaving)
+    return np.where(cut, compute.type(0), product_), last, cut, False
+
+
+def _start_state(init: Any, shape: list[int], compute: np.dtype) -> np.ndarray:
+    """The carry into the first chunk in the walk: ``initial`` (a scalar, or its block of length 1 along the axis)."""
+    return np.array(np.broadcast_to(np.asarray(init, dtype=compute), shape))
+
+
+def _advance(carry: np.ndarray, pair: tuple[np.ndarray, np.ndarray, np.ndarray, bool]) -> np.ndarray:
+    """Step 2: the carry past a chunk, from the carry into it and its pair."""
+    product_, last, cut, empty = pair
+    if empty:
+        return carry
+    with np.errstate(all="ignore"):
+        return np.where(cut, last, product_ * carry + last)
+
+
+def _finish(carry: np.ndarray, b: np.ndarray, *operands: np.ndarray, a: Any, init: Any, reset: bool, axis: int,
+            decreasing: bool, exclusive: bool, compute: np.dtype, rdt: np.dtype, first: int,
+            block_id: Optional[tuple[int, ...]] = None) -> np.ndarray:
+    """Step 3: the chunk run by simdscan from its carry (the first chunk in the walk: from ``initial`` itself)."""
+    assert block_id is not None
+    a, init, flags = _operands(operands, a, init, reset)
+    head = None if block_id[axis] == first else carry
+    y = _run(a, b, flags, head, init, axis=axis, decreasing=decreasing, exclusive=exclusive, compute=compute)
+    with np.errstate(all="ignore"):
+        return y.astype(rdt, copy=False)
+
+
+def _whole(b: np.ndarray, *operands: np.ndarray, a: Any, init: Any, reset: bool, axis: int, decreasing: bool,
+           exclusive: bool, rdt: np.dtype) -> np.ndarray:
+    """A chunk that is the whole axis: simdscan's recurrence of it, nothing carried."""
+    off_in_dask_workers()
+    a, init, flags = _operands(operands, a, init, reset)
+    direction = Direction.DECREASING if decreasing else Direction.INCREASING
+    return simdscan.linear_recurrence(a, b, axis, direction=direction, exclusive=exclusive,
+                                      initial=_line_state(init, axis), reset=flags, dtype=rdt)
+
+
+def _quiet_divide(totals: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return totals / weights
+
+
+# --------------------------------------------------------------------------
+# graph construction
+# --------------------------------------------------------------------------
+def _dtype_of(value: Any) -> Any:
+    """``value`` as the NumPy-level dtype rules see it: a Python number as it is (weak), else a 0-d array of its dtype
+    (a Dask array's without computing it)."""
+    if _is_weak(value):
+        return value
+    return np.zeros((), dtype=value.dtype if isinstance(value, da.Array) else np.asarray(value).dtype)
+
+
+def _shaped(value: Any) -> Any:
+    """A NumPy stand-in of ``value``'s shape and dtype for the NumPy level's broadcasting checks (a view of one element
+    for a Dask array), or ``value`` itself."""
+    if isinstance(value, da.Array):
+        if any(np.isnan(n) for n in value.shape):
+            raise ValueError("simdscan.dask needs known chunk sizes; call compute_chunk_sizes() on the operands first")
+        return np.broadcast_to(np.zeros((), dtype=value.dtype), value.shape)
+    return value
+
+
+def _aligned(value: Any, shape: tuple[int, ...], chunks: tuple[tuple[int, ...], ...]) -> da.Array:
+    """A NumPy or Dask array that broadcasts to ``shape``, broadcast and put in ``chunks`` (a NumPy one enters the graph
+    in its own, unbroadcast shape)."""
+    lead = len(shape) - np.ndim(value)
+    own = tuple(chunks[lead + d] if n == shape[lead + d] else (n,) for d, n in enumerate(np.shape(value)))
+    lazy = value.rechunk(own) if isinstance(value, da.Array) else da.from_array(np.asarray(value), chunks=own)
+    return da.broadcast_to(lazy, shape, chunks=chunks)
+
+
+def _state_chain(pairs: da.Array, init: Any, axis: int, decreasing: bool, compute: np.dtype) -> da.Array:
+    """Step 2: the carries into the chunks, a chain of tiny tasks over the pairs in the walk's order, from ``initial``
+    (a scalar, or a Dask array of length 1 along ``axis`` in the pairs' chunks across it)."""
+    nb = pairs.numblocks[axis]
+    lazy = isinstance(init, da.Array)
+    name = "simdscan-recurrence-carry-" + tokenize(pairs.name, init.name if lazy else init, axis, decreasing,
+                                                   compute.str)
+    order = list(range(nb - 1, -1, -1)) if decreasing else list(range(nb))
+    other = [range(n) if i != axis else [0] for i, n in enumerate(pairs.numblocks)]
+    dsk: dict[Any, Any] = {}
+    for ind in product(*other):
+        shape = [pairs.chunks[i][j] if i != axis else 1 for i, j in enumerate(ind)]
+        start = (init.name,) + ind if lazy else init
+        previous: Optional[tuple[Any, ...]] = None
+        for k in order:
+            key = (name,) + ind[:axis] + (k,) + ind[axis + 1:]
+            dsk[key] = (_start_state, start, shape, compute) if previous is None else (
+                _advance, previous, (pairs.name,) + previous[1:])
+            previous = key
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=[pairs] + ([init] if lazy else []))
+    return da.Array(graph, name, pairs.chunks, meta=np.empty((0,) * pairs.ndim, dtype=compute))
+
+
+def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Any = "increasing", exclusive: bool = False,
+                      initial: Any = None, reset: Any = None, dtype: Any = None) -> da.Array:
+    """simdscan.dask.linear_recurrence: the NumPy level's checks, in its order, on stand-ins of the operands' shapes
+    and dtypes (nothing computed), then the graph of the module's description."""
+    x = b if isinstance(b, da.Array) else da.asarray(b)
+    a_given = a if _is_weak(a) or isinstance(a, da.Array) else np.asarray(a)
+    initial_given: Any = 0 if initial is None else (
+        initial if _is_weak(initial) or isinstance(initial, da.Array) else np.asarray(initial))
+    rdt = _result_dtype([_dtype_of(a_given), np.zeros((), x.dtype), _dtype_of(initial_given)], dtype)
+    compute = np.dtype(np.float32) if rdt == np.float16 else rdt
+    decreasing = is_decreasing(direction)
+    if x.ndim == 0:
+        x = x.reshape(1)
+    along = normalize_axis(axis, x.ndim)
+    shape = x.shape
+    if any(np.isnan(c) for c in shape):
+        raise ValueError("simdscan.dask needs known chunk sizes; call compute_chunk_sizes() on the array first")
+    line_shape = shape[:along] + shape[along + 1:]
+    scalar_a = np.ndim(a_given) == 0 and not isinstance(a_given, da.Array)
+    if not scalar_a:
+        _broadcast(_shaped(a_given), shape, "a", "b's shape")
+    _broadcast(_shaped(initial_given), line_shape, "initial", "the line shape")
+    flags = None if reset is None else _reset_operand(reset, shape, along)
+    meta = np.empty((0,) * x.ndim, dtype=rdt)
+    if x.size == 0:
+        return da.zeros(shape, dtype=rdt, chunks=x.chunks)
+
+    operands: list[da.Array] = []
+    a_value: Any = compute.type(a_given) if scalar_a else None
+    if not scalar_a:
+        operands.append(_aligned(a_given, shape, x.chunks))
+    # initial as a block of length 1 along the axis, one a chunk across it (a scalar: a constant)
+    init_value: Any = None
+    init_lazy: Any = None
+    if np.ndim(initial_given) == 0 and not isinstance(initial_given, da.Array):
+        init_value = compute.type(initial_given)
+    else:
+        trailing = x.ndim - along - 1
+        states = initial_given if np.ndim(initial_given) <= trailing else (
+            initial_given[(Ellipsis, None) + (slice(None),) * trailing] if trailing else initial_given[..., None])
+        across = tuple((1,) if i == along else c for i, c in enumerate(x.chunks))
+        init_lazy = _aligned(states, tuple(1 if i == along else n for i, n in enumerate(shape)), across)
+        init_lazy = init_lazy.astype(compute)
+        operands.append(init_lazy)
+    if flags is not None:
+        operands.extend(_segments(flags, x, x))
+    common: dict[str, Any] = dict(a=a_value, init=init_value, reset=flags is not None, axis=along,
+                                  decreasing=decreasing)
+    nb = x.numblocks[along]
+    if nb <= 1:
+        return da.map_blocks(_whole, x, *operands, exclusive=bool(exclusive), rdt=rdt, dtype=rdt, meta=meta,
+                             **common)
+    pair_chunks = tuple((1,) * nb if i == along else c for i, c in enumerate(x.chunks))
+    pairs = da.map_blocks(_pair, x, *operands, compute=compute, chunks=pair_chunks, dtype=compute,
+                          meta=np.empty((0,) * x.ndim, dtype=compute), **common)
+    carries = _state_chain(pairs, init_value if init_lazy is None else init_lazy, along, decreasing, compute)
+    walk = range(nb - 1, -1, -1) if decreasing else range(nb)
+    return da.map_blocks(_finish, carries, x, *operands, exclusive=bool(exclusive), compute=compute, rdt=rdt,
+                         first=walk[0], chunks=x.chunks, dtype=rdt, meta=meta, **common)
+
+
+def discounted_cumsum(x: Any, gamma: Any, axis: int = -1, *, reset: Any = None) -> da.Array:
+    """simdscan.dask.discounted_cumsum: :func:`linear_recurrence` from the end, as the NumPy level."""
+    return linear_recurrence(gamma, x, axis, direction="decreasing", reset=reset)
+
+
+def ewm_terms(values: Any, along: int, smoothing: float, adjust: bool, ignore_na: bool, positions: Any,
+              running_max: Callable[..., Any]) -> tuple[Any, ...]:
+    """The recurrences of ``_recurrence.ewm_mean``, from ``values`` (in the compute dtype), written once for NumPy and
+    Dask arrays (``positions``: each element's index along ``along``, broadcast to ``values``; ``running_max(x, axis,
+    exclusive=False)``: cummax), with the NumPy level's expressions (a helper to share with it).
+
+    adjust=True: (aging, observed, seen), the means ``recurrence(aging, observed) / recurrence(aging, seen)``, the
+    weighted totals of the values and of their weights. adjust=False: (coefficient, term, unseen), the means
+    ``recurrence(coefficient, term)``, NaN where ``unseen`` (no value yet in the line)."""
+    compute = values.dtype
+    seen = ~np.isnan(values)
+    observed = np.where(seen, values, compute.type(0))
+    decay = compute.type(1.0 - smoothing)
+    if adjust:
+        aging: Any = np.where(seen, decay, compute.type(1)) if ignore_na else decay
+        return aging, observed, seen.astype(compute)
+    last = running_max(np.where(seen, positions, -1), along, exclusive=True)
+    steps: Any = 1 if ignore_na else np.where(last < 0, 1, positions - last)
+    kept = np.float64(decay) ** steps
+    carried = np.where(last < 0, 0.0, kept / (kept + smoothing)).astype(compute)
+    coefficient = np.where(seen, carried, compute.type(1))
+    return coefficient, np.where(seen, (1 - carried) * observed, compute.type(0)), (last < 0) & ~seen
+
+
+def _unseen_as_nan(means: np.ndarray, unseen: np.ndarray) -> np.ndarray:
+    return np.where(unseen, means.dtype.type(np.nan), means)
+
+
+def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optional[float] = None,
+             halflife: Optional[float] = None, alpha: Optional[float] = None, adjust: bool = True,
+             ignore_na: bool = False) -> da.Array:
+    """simdscan.dask.ewm_mean: the NumPy level's checks, then its recurrences (:func:`ewm_terms`), lazily, each
+    carried across chunks by :func:`linear_recurrence`, and the running maximum of adjust=False by
+    :func:`simdscan.dask.cummax`."""
+    smoothing = _alpha(com, span, halflife, alpha)
+    data = x if isinstance(x, da.Array) else da.asarray(x)
+    if data.dtype.kind == "c":
+        raise TypeError("ewm_mean takes real data, not complex")
+    rdt = _floating(data.dtype)
+    compute = np.dtype(np.float32) if rdt == np.float16 else rdt
+    if data.ndim == 0:
+        data = data.reshape(1)
+    along = normalize_axis(axis, data.ndim)
+    if any(np.isnan(c) for c in data.shape):
+        raise ValueError("simdscan.dask needs known chunk sizes; call compute_chunk_sizes() on the array first")
+    if data.size == 0:
+        return da.zeros(data.shape, dtype=rdt, chunks=data.chunks)
+    shape = [1] * data.ndim
+    shape[along] = data.shape[along]
+    positions = da.arange(data.shape[along], chunks=(data.chunks[along],)).reshape(shape)
+    import simdscan.dask as sdask
+
+    first, second, third = ewm_terms(data.astype(compute), along, smoothing, adjust, ignore_na, positions,
+                                     sdask.cummax)
+    if adjust:
+        means = da.map_blocks(_quiet_divide, linear_recurrence(first, second, along),
+                              linear_recurrence(first, third, along), dtype=compute)
+    else:
+        means = da.map_blocks(_unseen_as_nan, linear_recurrence(first, second, along), third, dtype=compute)
+    return means.astype(rdt)
