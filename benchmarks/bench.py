@@ -18,8 +18,8 @@ library write into the same preallocated ``out`` (``out=``): no timing includes 
 first-touch page faults, and all of them write to the same pages, which start half a page (2048 bytes
 mod 4096) after the input's, away from 4K aliasing (workloads.py). The "new result" row is the exception:
 there every library returns a new array, as without ``out=`` in a notebook, and the copy is ``x.copy()``.
-PyTorch is timed too when it imports, and pandas on the rows it has a scan for (segmented and grouped scans,
-forward fill).
+PyTorch is timed too when it imports, and pandas and SciPy on the rows they have a scan for (segmented and grouped
+scans, forward fill, pandas' ewm, lfilter); NumPy has no linear recurrence (n/a on those rows).
 Before timing, every result is checked against a float64 / int64 NumPy reference: a mismatch is
 flagged in the table and makes the benchmark exit with status 1.
 
@@ -249,9 +249,9 @@ def run(args: argparse.Namespace) -> int:
         print()
         print_table(*tiers_rows(results, tiers, chosen_isa), args.markdown)
         return 1 if any(bad for *_, bad in results) else 0
-    # pandas where it has the row's scan (segmented, grouped, ffill): n/a elsewhere.
-    pandas = ["pandas"] if any("pandas" in t for _, _, t, _ in results) else []
-    names = (["simdscan 1T", "numpy"] + (["torch 1T"] if torch else []) + pandas + ["simdscan allT"] +
+    # pandas and SciPy where they have the row's scan (segmented, grouped, ffill, recurrences): n/a elsewhere.
+    peers = [name for name in ("pandas", "scipy") if any(name in t for _, _, t, _ in results)]
+    names = (["simdscan 1T", "numpy"] + (["torch 1T"] if torch else []) + peers + ["simdscan allT"] +
              (["torch allT"] if torch else []))
     headers = ["workload", "n elems", "copy 1T", "simdscan 1T", *(f"{n}/copy" for n in names),
                "simdscan Gelem/s 1T", "simdscan 1T vs numpy", "check"]
@@ -263,7 +263,8 @@ def run(args: argparse.Namespace) -> int:
         ratio = {k: t[k] / t["copy"] if k in t else None for k in names}
         rows.append([("!! " if bad else "") + label, str(n), fmt_time(t["copy"]), fmt_time(t["simdscan 1T"]),
                      *(fmt_ratio(ratio[k]) for k in names), f"{n / t['simdscan 1T'] / 1e9:.2f}",
-                     f"{t['numpy'] / t['simdscan 1T']:.1f}x", "MISMATCH: " + ", ".join(bad) if bad else "ok"])
+                     f"{t['numpy'] / t['simdscan 1T']:.1f}x" if "numpy" in t else "n/a",
+                     "MISMATCH: " + ", ".join(bad) if bad else "ok"])
         for k in series:
             series[k].append(ratio[k])
 

@@ -3,8 +3,8 @@
     python benchmarks/thread_scaling.py [--mb 400] [--threads 1,2,4,8,16]
 
 For each thread count t: simdscan.cumsum of a 1-D float32 array (and a 4096-column 2-D one along axis 0, and a
-1-D float64 one of the same bytes in 1000 segments, reset=) with set_num_threads(t), against a t-thread copy of the
-same array (NumPy copies of t contiguous slices from a
+1-D float64 one of the same bytes in 1000 segments, reset=), and simdscan.linear_recurrence of a 1-D float64 one with
+a = 0.99, with set_num_threads(t), against a t-thread copy of the same array (NumPy copies of t contiguous slices from a
 thread pool; np.copyto releases the GIL). Both write into preallocated outputs, so allocation is not timed.
 """
 
@@ -14,7 +14,7 @@ import argparse
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -56,22 +56,31 @@ def main() -> None:
     segmented = rng.random(n // 2)
     reset = np.zeros(segmented.size, bool)
     reset[rng.choice(segmented.size, 999, replace=False)] = True
-    workloads = {
-        "1-D f32": (rng.random(n, dtype=np.float32), 0, None),
-        "2-D f32 (n/4096, 4096) axis 0": (rng.random((n // 4096, 4096), dtype=np.float32), 0, None),
-        "1-D f64 1000 segments": (segmented, 0, reset),
-    }
+    recurrence = rng.standard_normal(n // 2)
+
+    def cumsum(x: np.ndarray, axis: int, segments: Optional[np.ndarray] = None) -> Callable[[np.ndarray], object]:
+        return lambda out: simdscan.cumsum(x, axis, out=out, reset=segments)
+
+    workloads: dict[str, tuple[np.ndarray, Callable[[np.ndarray], object]]] = {}
+    for name, x, axis, segments in (
+        ("1-D f32", rng.random(n, dtype=np.float32), 0, None),
+        ("2-D f32 (n/4096, 4096) axis 0", rng.random((n // 4096, 4096), dtype=np.float32), 0, None),
+        ("1-D f64 1000 segments", segmented, 0, reset),
+    ):
+        workloads[name] = (x, cumsum(x, axis, segments))
+    workloads["1-D f64 linear_recurrence a=0.99"] = (
+        recurrence, lambda out: simdscan.linear_recurrence(0.99, recurrence, out=out))
     print(f"simdscan {simdscan.__version__}, isa {simdscan.isa()}, {cores} cores, {args.mb} MB float32")
     print(f"{'workload':32s} {'threads':>7s} {'copy ms':>9s} {'scan ms':>9s} {'scan/copy':>9s} {'GB/s scan':>9s}")
     with ThreadPoolExecutor(max(thread_counts)) as pool:
-        for name, (x, axis, segments) in workloads.items():
+        for name, (x, scan) in workloads.items():
             out = np.empty_like(x)
             dst = np.empty_like(x)
             reference = None
             for threads in thread_counts:
                 simdscan.set_num_threads(threads)
                 copy_s = best_time(threaded_copy(pool, threads, x, dst))
-                scan_s = best_time(lambda: simdscan.cumsum(x, axis, out=out, reset=segments))
+                scan_s = best_time(lambda: scan(out))
                 if reference is None:
                     reference = out.copy()
                 elif not np.array_equal(reference, out):

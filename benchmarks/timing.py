@@ -13,8 +13,9 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 import numpy as np
 
 import simdscan
-from workloads import (Workload, empty_output, load_pandas, make_input, make_labels, make_reset, matches,
-                       numpy_new_result, numpy_scan, pandas_scan_fn, reference, torch_scan_fn)
+from workloads import (RECURRENCES, Workload, empty_output, load_pandas, load_scipy_signal, make_input, make_labels,
+                       make_reset, matches, numpy_new_result, numpy_scan, pandas_scan_fn, recurrence_coefficients,
+                       reference, scipy_scan_fn, torch_scan_fn)
 
 
 @dataclass
@@ -87,6 +88,11 @@ def simdscan_call(w: Workload, x: np.ndarray[Any, Any], out: np.ndarray[Any, Any
     labels = make_labels(w, x.shape)
     if w.op == "ffill":
         return lambda: scan(x, axis=axis, direction=direction, out=out)
+    if w.op == "ewm_mean":
+        return lambda: scan(x, alpha=0.01, out=out)
+    if w.op in RECURRENCES:
+        a = recurrence_coefficients(w, x.shape)
+        return lambda: scan(a, x, out=out) if w.op == "linear_recurrence" else scan(x, a, reset=reset, out=out)
     if reset is not None:
         return lambda: scan(x, axis=axis, direction=direction, exclusive=exclusive, out=out, reset=reset)
     if labels is not None:
@@ -134,7 +140,9 @@ def run_workload(
     if tiers:
         cands = [Candidate(f"simdscan 1T {isa}", simd, 1, isa) for isa in tiers]
     else:
-        cands = [Candidate("simdscan 1T", simd, 1), Candidate("numpy", numpy, 1)]
+        cands = [Candidate("simdscan 1T", simd, 1)]
+        if w.op not in RECURRENCES:  # NumPy has no linear recurrence
+            cands.append(Candidate("numpy", numpy, 1))
         torch_fn = None
         if torch is not None:
             try:
@@ -143,12 +151,13 @@ def run_workload(
                 note(f"  torch skipped: {e}")
         if torch_fn is not None:
             cands.append(Candidate("torch 1T", torch_fn, 1))
-        pandas = load_pandas()
-        if pandas is not None:
-            try:
-                cands.append(Candidate("pandas", pandas_scan_fn(pandas, w, x, out), 1))
-            except TypeError:
-                pass  # a row pandas has no scan for
+        for name, library, scan_fn in (("pandas", load_pandas(), pandas_scan_fn),
+                                       ("scipy", load_scipy_signal(), scipy_scan_fn)):
+            if library is not None:
+                try:
+                    cands.append(Candidate(name, scan_fn(library, w, x, out), 1))
+                except TypeError:
+                    pass  # a row the library has no scan for
         cands.append(Candidate("simdscan allT", simd, all_threads))
         if torch_fn is not None:
             cands.append(Candidate("torch allT", torch_fn, torch_all))

@@ -25,6 +25,14 @@ def load_torch() -> Any:
         return None
 
 
+def load_scipy_signal() -> Any:
+    """scipy.signal when it imports, else None: lfilter, the peer of the linear recurrence rows."""
+    try:
+        return importlib.import_module("scipy.signal")
+    except ImportError:
+        return None
+
+
 def load_pandas() -> Any:
     """pandas when it imports, else None: the peer of the segmented and grouped rows."""
     try:
@@ -127,7 +135,16 @@ WORKLOADS = [
     Workload((10_000_000,), "float64", op="ffill", quick_shape=(625_000,), note=" 10% NaN"),
     # A grouped scan (labels=), against NumPy's recipe: a stable sort by label, a segmented scan, and back.
     Workload((10_000_000,), "float64", quick_shape=(625_000,), labels=1000),
+    # Linear recurrences (NumPy has none: scipy.signal.lfilter and pandas' ewm are the peers).
+    Workload((10_000_000,), "float64", op="linear_recurrence", quick_shape=(625_000,), note=" a=0.99"),
+    Workload((10_000_000,), "float64", op="linear_recurrence", quick_shape=(625_000,), note=" array a"),
+    Workload((10_000_000,), "float64", op="discounted_cumsum", quick_shape=(625_000,), segments=1000,
+             note=" gamma=0.99"),
+    Workload((10_000_000,), "float64", op="ewm_mean", quick_shape=(625_000,), note=" alpha=0.01"),
 ]
+
+#: the rows NumPy has no scan for: their check is a sequential float64 loop (recurrence_reference)
+RECURRENCES = ("linear_recurrence", "discounted_cumsum", "ewm_mean")
 
 
 def human(n: int) -> str:
@@ -151,7 +168,7 @@ def make_input(w: Workload, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
         x = 1.0 + 1e-9 * rng.standard_normal(full)
     elif w.op in ("cummax", "cummin"):
         x = 1000 * rng.standard_normal(full)
-    elif w.op == "logcumsumexp":
+    elif w.op == "logcumsumexp" or w.op in RECURRENCES:
         x = rng.standard_normal(full)
     else:
         hi = 1 if w.dtype == "float16" else 2  # a float16 row of 2048 stays exact at |sum| <= 2048
@@ -179,6 +196,47 @@ def make_reset(w: Workload, shape: tuple[int, ...]) -> Optional[np.ndarray[Any, 
     reset = np.zeros(shape, bool)
     reset[segment_bounds(w, shape[0])[:-1]] = True
     return reset
+
+
+def recurrence_coefficients(w: Workload, shape: tuple[int, ...]) -> Any:
+    """A recurrence row's a (gamma for discounted_cumsum): 0.99, or drawn uniformly from [-1, 1] for " array a"."""
+    if "array a" in w.note:
+        return np.random.default_rng(3).uniform(-1.0, 1.0, size=shape)
+    return 0.99
+
+
+def recurrence_reference(w: Workload, x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """A recurrence row's result by a sequential float64 loop (pandas' formula for ewm_mean, adjust=True)."""
+    a = np.broadcast_to(recurrence_coefficients(w, x.shape), x.shape)
+    b = x.astype(np.float64)
+    y = np.empty_like(b)
+    if w.op == "ewm_mean":
+        totals = weights = 0.0
+        for i, value in enumerate(b.tolist()):
+            totals, weights = 0.99 * totals + value, 0.99 * weights + 1.0
+            y[i] = totals / weights
+        return y
+    reset = make_reset(w, x.shape)
+    starts = set() if reset is None else set(np.flatnonzero(reset).tolist())
+    state = 0.0
+    order = range(len(b) - 1, -1, -1) if w.op == "discounted_cumsum" else range(len(b))
+    coefficients, values = a.tolist(), b.tolist()
+    for i in order:
+        if w.op == "discounted_cumsum" and i + 1 in starts:
+            state = 0.0
+        state = coefficients[i] * state + values[i]
+        y[i] = state
+    return y
+
+
+def scipy_scan_fn(signal: Any, w: Workload, x: np.ndarray[Any, Any],
+                  out: np.ndarray[Any, Any]) -> Callable[[], object]:
+    """scipy.signal.lfilter as users write a recurrence with a scalar a (on the reversed array for discounted
+    returns, which it cannot cut at episodes), its result copied into ``out`` for the check."""
+    a = recurrence_coefficients(w, x.shape)
+    if w.op == "linear_recurrence" and np.ndim(a) == 0:
+        return lambda: np.copyto(out, signal.lfilter([1.0], [1.0, -a], x))
+    raise TypeError("lfilter has one scalar coefficient and no segments")
 
 
 def make_labels(w: Workload, shape: tuple[int, ...]) -> Optional[np.ndarray[Any, Any]]:
@@ -269,8 +327,8 @@ def torch_scan_fn(torch: Any, w: Workload, x: np.ndarray[Any, Any], out: np.ndar
     """The same recipe as numpy_scan in PyTorch (torch.flip copies: that is what users get)."""
     if not (x.dtype.isnative and out.dtype.isnative):
         raise TypeError("torch takes arrays in native byte order only")
-    if w.segments or w.labels or w.op == "ffill":
-        raise TypeError("torch has no segmented or grouped scan, nor forward fill")
+    if w.segments or w.labels or w.op == "ffill" or w.op in RECURRENCES:
+        raise TypeError("torch has no segmented or grouped scan, forward fill nor linear recurrence")
     tx, tout, ttmp = torch.from_numpy(x), torch.from_numpy(out), torch.from_numpy(tmp)
     d, n, dt = w.axis, x.shape[w.axis], tout.dtype
     if w.new_result:
@@ -309,6 +367,8 @@ def pandas_scan_fn(pandas: Any, w: Workload, x: np.ndarray[Any, Any],
         labels = np.cumsum(make_reset(w, x.shape))
     if w.op == "ffill" and labels is None:
         return lambda: np.copyto(out, series.ffill().to_numpy())
+    if w.op == "ewm_mean":
+        return lambda: np.copyto(out, series.ewm(alpha=0.01).mean().to_numpy())
     if labels is None or w.op not in ("cumsum", "cummax"):
         raise TypeError("pandas rows are the segmented and grouped scans and ffill")
     grouped = series.groupby(labels)
@@ -317,6 +377,8 @@ def pandas_scan_fn(pandas: Any, w: Workload, x: np.ndarray[Any, Any],
 
 
 def reference(w: Workload, x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    if w.op in RECURRENCES:
+        return recurrence_reference(w, x)
     wide = np.float64 if np.dtype(w.dtype).kind == "f" else np.int64
     xw = x.astype(wide)
     ref = np.empty_like(xw)

@@ -282,15 +282,36 @@ def terms(rng, shape, dtype):
 # --------------------------------------------------------------------------
 # ewm_mean: pandas
 # --------------------------------------------------------------------------
+def _com_of(com=None, span=None, halflife=None, alpha=None):
+    """pandas' center of mass for the one decay given."""
+    if com is not None:
+        return float(com)
+    if span is not None:
+        return (float(span) - 1) / 2
+    if halflife is not None:
+        return 1 / (1 - np.exp(np.log(0.5) / float(halflife))) - 1
+    return 1 / float(alpha) - 1
+
+
 def pandas_ewm_mean(x, axis=-1, **params):
     """pandas' Series.ewm(**params).mean() of every line of ``x`` along ``axis`` (min_periods 0), computed on the
-    float64 values of ``x``, as a float64 array of x's shape."""
+    float64 values of ``x``, as a float64 array of x's shape.
+
+    pandas 3.0 and 3.1 special-case com == 1 (alpha = 0.5, span = 3, halflife = 1) with adjust=False: after a NaN
+    under ignore_na=False the next observation takes the whole forgotten weight, a value discontinuous in alpha
+    (a regression of 3.0.0: pandas-dev/pandas#66521, #66523; 2.x gives the documented weights). For that case the
+    reference asks pandas for com one ulp above 1, the documented weights (a change of about 1e-16 relative)."""
     import pandas as pd
 
     x = np.asarray(x)
     lines = to_lines(x.astype(np.float64), axis)
     if lines.size == 0:
         return np.empty(x.shape, np.float64)
+    decay = {k: params[k] for k in ("com", "span", "halflife", "alpha") if params.get(k) is not None}
+    if (len(decay) == 1 and not params.get("adjust", True) and not params.get("ignore_na", False)
+            and _com_of(**decay) == 1.0 and np.isnan(lines).any()):
+        params = {k: v for k, v in params.items() if k not in decay}
+        params["com"] = float(np.nextafter(1.0, 2.0))
     frame = pd.DataFrame(np.ascontiguousarray(lines.T))  # one column per line
     got = frame.ewm(**params).mean().to_numpy(dtype=np.float64).T
     return from_lines(np.ascontiguousarray(got), x.shape, axis)

@@ -118,7 +118,7 @@ def test_by_hand():
     for adjust, ignore_na, want in ((True, True, [NAN, 1, 1, 1, 7 / 3, 7 / 3]),
                                     (True, False, [NAN, 1, 1, 1, 25 / 9, 25 / 9]),
                                     (False, True, [NAN, 1, 1, 1, 2, 2]),
-                                    (False, False, [NAN, 1, 1, 1, 2.75, 2.75])):
+                                    (False, False, [NAN, 1, 1, 1, 2.6, 2.6])):  # (1/8 + 3/2) / (1/8 + 1/2)
         np.testing.assert_allclose(simdscan.ewm_mean(y, alpha=0.5, adjust=adjust, ignore_na=ignore_na), want,
                                    rtol=1e-15, err_msg=f"adjust={adjust} ignore_na={ignore_na}")
     np.testing.assert_array_equal(simdscan.ewm_mean(np.full(4, NAN), alpha=0.5), np.full(4, NAN))
@@ -193,6 +193,20 @@ def test_dtypes(dtype, adjust, ignore_na):
         for axis in (0, 1):
             got = simdscan.ewm_mean(x, axis, **params)
             check_ewm(got, x, axis, where=f"{dtype} axis={axis}", **params)
+
+
+@pytest.mark.parametrize("adjust, ignore_na", MODES, ids=MODE_IDS)
+def test_long_nan_runs_keep_the_last_mean(adjust, ignore_na):
+    """A run of NaNs long enough for the decayed weights to underflow to 0 (0.1**400, 0.5**1100): each mean in the
+    run is still the last one within the tolerance, as pandas has it (never 0 / 0, nor the precision of subnormal
+    weights), and the next observation follows pandas."""
+    rng = np.random.default_rng(seed_of("long NaN run", adjust, ignore_na))
+    for alpha, run in ((0.9, 400), (0.5, 1100), (0.999, 150)):
+        x = positive(rng, 3 * run)
+        x[run:2 * run] = NAN
+        params = {"alpha": alpha, "adjust": adjust, "ignore_na": ignore_na}
+        got = simdscan.ewm_mean(x, **params)
+        check_ewm(got, x, where=f"alpha={alpha} run={run}", **params)
 
 
 def test_alpha_one_is_the_input_filled_forward():

@@ -29,7 +29,6 @@ from recurrence_reference import (
     check_close,
     check_recurrence,
     coefficients,
-    compute_dtype,
     lfilter_recurrence,
     line_shape,
     recurrence,
@@ -202,6 +201,37 @@ def test_every_element_reset_by_hand():
             exactly(lr(a, b, decreasing=decreasing, reset=reset), b)
             exactly(lr(a, b, decreasing=decreasing, reset=reset, initial=2.0), [2, 6, 1, 12])
             exactly(lr(a, b, decreasing=decreasing, exclusive=True, reset=reset, initial=2.0), [2, 2, 2, 2])
+
+
+def test_reset_spellings_and_broadcasts():
+    """reset as bool, 0/1 integers or floats (and -0.0), in any layout, a list: the bits of the bool array; a reset
+    of shape (n,) for rows of n (the same segments in every line) and (rows, 1) (every element of some lines its own
+    segment): the bits of the reset spelled out in full, within the contract of the loop."""
+    rng = np.random.default_rng(seed_of("reset spellings"))
+    b = terms(rng, (6, 90), np.float64)
+    a = coefficients(rng, (6, 90), np.float64)
+    r = resets(rng, b.shape, 0.1)
+    for axis in (0, 1):
+        initial = terms(rng, line_shape(b.shape, axis), np.float64)
+        for decreasing, exclusive in VARIANTS:
+            want = lr(a, b, axis, decreasing, exclusive, initial=initial, reset=r)
+            check_recurrence(want, a, b, axis, decreasing, exclusive, initial, r)
+            for name, spelled in (("int8", r.astype(np.int8)), ("uint64", r.astype(np.uint64)),
+                                  ("float32", r.astype(np.float32)), ("negative zeros", np.where(r, 1.0, -0.0)),
+                                  ("fortran float64", np.asfortranarray(r.astype(np.float64))),
+                                  ("reversed int16", apply_layout(r.astype(np.int16), "reversed")),
+                                  ("byteswapped int32", apply_layout(r.astype(np.int32), "byteswapped")),
+                                  ("list", r.tolist())):
+                assert_same_bits(lr(a, b, axis, decreasing, exclusive, initial=initial, reset=spelled), want,
+                                 f"reset {name} axis={axis} {variant_name(decreasing, exclusive)}")
+    row, column = resets(rng, 90, 0.1), np.array([1, 0, 0, 1, 0, 1], bool)[:, None]
+    for small in (row, row.astype(np.uint8), column, column.astype(np.float64)):
+        full = np.broadcast_to(small, b.shape).copy()
+        for decreasing, exclusive in VARIANTS:
+            got = lr(a, b, 1, decreasing, exclusive, initial=0.5, reset=small)
+            assert_same_bits(got, lr(a, b, 1, decreasing, exclusive, initial=0.5, reset=full),
+                             f"reset of shape {small.shape} {variant_name(decreasing, exclusive)}")
+            check_recurrence(got, a, b, 1, decreasing, exclusive, 0.5, full)
 
 
 # --------------------------------------------------------------------------
@@ -425,6 +455,36 @@ def test_nan_reaches_the_rest_of_its_segment(dtype):
                 want_nan[1500 + exclusive:1700] = True
             where = f"{dtype} NaN in {nan_in} {variant_name(decreasing, exclusive)}"
             np.testing.assert_array_equal(np.isnan(got), want_nan, err_msg=where)
+            check_recurrence(got, a, b, -1, decreasing, exclusive, reset=reset, where=where)
+
+
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_nan_stays_in_its_segment_on_long_lines(dtype):
+    """A NaN in the first segment of a line of 300 000 elements (longer than the pieces the core cuts a line into)
+    reaches the rest of that segment and nothing else: the later segments, [100 000, 200 000) and [200 000, n), are
+    finite and the loop's, for an array a and a scalar one, in every variant, on 1 and 4 threads."""
+    rng = np.random.default_rng(seed_of("long nan", dtype))
+    n = 300_000
+    b = terms(rng, (n,), dtype)
+    b[1000] = NAN
+    reset = np.zeros(n, bool)
+    reset[[100_000, 200_000]] = True
+    for a in (coefficients(rng, (n,), dtype, 0.5, 1.0), 0.9):
+        for decreasing, exclusive in VARIANTS:
+            want_nan = np.zeros(n, bool)
+            if decreasing:
+                want_nan[:1001 - exclusive] = True
+            else:
+                want_nan[1000 + exclusive:100_000] = True
+            for threads in (1, 4):
+                simdscan.set_num_threads(threads)
+                got = lr(a, b, decreasing=decreasing, exclusive=exclusive, reset=reset)
+                where = f"{dtype} a {np.shape(a)} {variant_name(decreasing, exclusive)} {threads} threads"
+                nan = np.isnan(got)
+                assert np.array_equal(nan, want_nan), (
+                    f"{where}: NaN at {np.count_nonzero(nan & ~want_nan)} elements outside its segment's walk, the "
+                    f"first at {np.flatnonzero(nan & ~want_nan)[:1]}; missing at {np.count_nonzero(want_nan & ~nan)}")
             check_recurrence(got, a, b, -1, decreasing, exclusive, reset=reset, where=where)
 
 

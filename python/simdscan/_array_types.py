@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
-from typing import Any, Callable, Dict, Tuple, TypeVar, cast
+from typing import Any, Callable, Dict, Optional, Tuple, TypeVar, cast
 
 import numpy as np
 
@@ -22,24 +22,37 @@ Function = TypeVar("Function", bound=Callable[..., Any])
 _SUMS = ("cumsum", "nancumsum", "cumulative_sum")
 _PRODUCTS = ("cumprod", "nancumprod", "cumulative_prod")
 _MINIMA = ("cummin", "nancummin")
+# No value of b (nor of a) leaves a linear recurrence's state alone: they take no masked array.
+_UNMASKABLE = ("linear_recurrence", "discounted_cumsum")
 
 
 def takes_array_types(function: Function) -> Function:
     """``function`` (a public scan, named as in :mod:`simdscan.dask`) taking subclasses, masked and Dask arrays."""
+    return _takes_array_types(function, None)
+
+
+def takes_array_types_as(parameter: str) -> Callable[[Function], Function]:
+    """:func:`takes_array_types` for a function whose array is the argument ``parameter``, not the first (the
+    linear recurrence's ``b``): that one's type picks the path, and it is handed over by name."""
+    return lambda function: _takes_array_types(function, parameter)
+
+
+def _takes_array_types(function: Function, parameter: Any) -> Function:
     name = function.__name__
     signature = inspect.signature(function)
-    first = next(iter(signature.parameters))
+    key = parameter or next(iter(signature.parameters))
+    position = list(signature.parameters).index(key)
 
     @functools.wraps(function)
     def scan(*args: Any, **options: Any) -> Any:
-        if type(args[0] if args else options.get(first)) is np.ndarray:
+        if type(args[position] if len(args) > position else options.get(key)) is np.ndarray:
             return function(*args, **options)
         try:
             arguments = signature.bind(*args, **options).arguments
         except TypeError:
             return function(*args, **options)  # raises the function's own error
-        a = arguments.pop(first)
-        return scan_other(name, function, a, arguments)
+        a = arguments.pop(key)
+        return scan_other(name, function, a, arguments, parameter)
 
     return cast(Function, scan)
 
@@ -53,11 +66,22 @@ def is_dask_array(a: Any) -> bool:
     return isinstance(a, dask.array.Array)
 
 
-def scan_other(name: str, function: Callable[..., Any], a: Any, options: Dict[str, Any]) -> Any:
+def scan_other(name: str, function: Callable[..., Any], a: Any, options: Dict[str, Any],
+               parameter: Optional[str] = None) -> Any:
     """``function(a, **options)`` for an ``a`` that is not exactly an ndarray (``options``: every other argument given,
-    by name)."""
+    by name; ``a`` by the name ``parameter`` where given, else first)."""
+    if parameter is not None:
+        options = dict(options)
+        a_first = function
+
+        def function(array: Any, **rest: Any) -> Any:
+            return a_first(**{parameter: array}, **rest)
+
     masked_arrays = sys.modules.get("numpy.ma")  # a masked array exists only once numpy.ma is imported
     if masked_arrays is not None and isinstance(a, masked_arrays.MaskedArray):
+        if name in _UNMASKABLE:
+            raise TypeError(f"simdscan.{name} takes no masked array (its masked elements have no value to stand for "
+                            f"them): fill them first (a.filled(...))")
         return _scan_masked(name, function, a, options)
     if isinstance(a, np.ndarray):
         result = function(a, **options)
@@ -71,14 +95,15 @@ def scan_other(name: str, function: Callable[..., Any], a: Any, options: Dict[st
             raise TypeError(f"out= takes no Dask array: simdscan.dask.{name} returns a new lazy one")
         import simdscan.dask
 
-        return getattr(simdscan.dask, name)(a, **options)
+        lazy = getattr(simdscan.dask, name)
+        return lazy(**{parameter: a}, **options) if parameter is not None else lazy(a, **options)
     return function(a, **options)
 
 
 def identity_of(name: str, dtype: np.dtype) -> Any:
     """The value of ``dtype`` that scan ``name`` leaves its running value unchanged with."""
-    if name == "ffill":  # a masked element is missing, as NaN is (integers have none: any value, masked anyway)
-        return np.nan if dtype.kind in "fc" else 0
+    if name in ("ffill", "ewm_mean"):  # a masked element is missing, as NaN is (integers have none: any value, masked
+        return np.nan if dtype.kind in "fc" else 0  # anyway; ewm_mean's are floats by then)
     if name in _SUMS or name in _PRODUCTS:
         return 0 if name in _SUMS else 1
     lowest = name not in _MINIMA
@@ -95,7 +120,7 @@ def _scan_masked(name: str, function: Callable[..., Any], a: Any, options: Dict[
     ``out`` may be a MaskedArray (its mask set too) or an ndarray (its data only, as in NumPy)."""
     data = np.ma.getdata(a)
     mask = np.ma.getmask(a)
-    if name == "logcumsumexp" and data.dtype.kind in "biu":  # -inf needs the float dtype it is computed in
+    if name in ("logcumsumexp", "ewm_mean") and data.dtype.kind in "biu":  # -inf, NaN: the dtype computed in
         dtype = options.get("dtype")
         data = data.astype(np.float64 if dtype is None else dtype)
     if mask is not np.ma.nomask:

@@ -26,7 +26,7 @@ import simdscan
 
 from ._axes import is_decreasing, normalize_axis
 from ._dask_scan import _head, _reset_operand, _segments, _starts
-from ._recurrence import _alpha, _broadcast, _floating, _is_weak, _result_dtype
+from ._recurrence import _alpha, _broadcast, _floating, _is_weak, _result_dtype, ewm_terms
 from ._runtime import Direction, off_in_dask_workers
 
 
@@ -81,9 +81,10 @@ def _run(a: Any, b: np.ndarray, flags: Optional[np.ndarray], head: Any, init: An
     return whole
 
 
-def _edge_slice(ndim: int, axis: int, index: int) -> tuple[slice, ...]:
+def _edge_slice(ndim: int, axis: int, last: bool) -> tuple[slice, ...]:
+    """The index of a chunk's first (or last) slice along ``axis``, kept as length 1."""
     where = [slice(None)] * ndim
-    where[axis] = slice(index, index + 1) if index >= 0 else slice(index, None if index == -1 else index + 1)
+    where[axis] = slice(-1, None) if last else slice(0, 1)
     return tuple(where)
 
 
@@ -104,13 +105,14 @@ def _pair(b: np.ndarray, *operands: np.ndarray, a: Any, init: Any, reset: bool, 
         else:
             product_ = np.prod(np.asarray(a).astype(compute, copy=False), axis=axis, keepdims=True)
         product_ = np.broadcast_to(product_, shape)
-    y = _run(a, b, flags, 0, init, axis=axis, decreasing=decreasing, exclusive=False, compute=compute)
-    last = np.array(y[_edge_slice(b.ndim, axis, 0 if decreasing else -1)])
+    head = None if np.ndim(init) == 0 and init == 0 else 0  # (from 0 as each segment: one run of the chunk)
+    y = _run(a, b, flags, head, init, axis=axis, decreasing=decreasing, exclusive=False, compute=compute)
+    last = np.array(y[_edge_slice(b.ndim, axis, not decreasing)])
     if flags is None:
         return np.array(product_), last, np.zeros(shape, bool), False
     cut = np.any(flags, axis=axis, keepdims=True)
     if decreasing:  # a reset at the chunk's first index: the walk leaves the chunk into a segment start
-        leaving = flags[_edge_slice(b.ndim, axis, 0)]
+        leaving = flags[_edge_slice(b.ndim, axis, False)]
         np.copyto(last, np.broadcast_to(np.asarray(init, dtype=compute), shape), where=leaving)
     return np.where(cut, compute.type(0), product_), last, cut, False
 
@@ -151,9 +153,9 @@ def _whole(b: np.ndarray, *operands: np.ndarray, a: Any, init: Any, reset: bool,
                                       initial=_line_state(init, axis), reset=flags, dtype=rdt)
 
 
-def _quiet_divide(totals: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return totals / weights
+def _gains(weights: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """Each value's share of the weights so far (1 / their sum), 0 at a NaN, whose sum may have fallen to 0."""
+    return np.divide(seen, weights, out=np.zeros_like(weights), where=seen != 0)
 
 
 # --------------------------------------------------------------------------
@@ -246,9 +248,9 @@ def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Any = "incre
     if np.ndim(initial_given) == 0 and not isinstance(initial_given, da.Array):
         init_value = compute.type(initial_given)
     else:
-        trailing = x.ndim - along - 1
+        trailing = x.ndim - along - 1  # (initial broadcasts to the line shape: a length-1 axis put where the axis is)
         states = initial_given if np.ndim(initial_given) <= trailing else (
-            initial_given[(Ellipsis, None) + (slice(None),) * trailing] if trailing else initial_given[..., None])
+            initial_given[(Ellipsis, None) + (slice(None),) * trailing])
         across = tuple((1,) if i == along else c for i, c in enumerate(x.chunks))
         init_lazy = _aligned(states, tuple(1 if i == along else n for i, n in enumerate(shape)), across)
         init_lazy = init_lazy.astype(compute)
@@ -273,30 +275,6 @@ def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Any = "incre
 def discounted_cumsum(x: Any, gamma: Any, axis: int = -1, *, reset: Any = None) -> da.Array:
     """simdscan.dask.discounted_cumsum: :func:`linear_recurrence` from the end, as the NumPy level."""
     return linear_recurrence(gamma, x, axis, direction="decreasing", reset=reset)
-
-
-def ewm_terms(values: Any, along: int, smoothing: float, adjust: bool, ignore_na: bool, positions: Any,
-              running_max: Callable[..., Any]) -> tuple[Any, ...]:
-    """The recurrences of ``_recurrence.ewm_mean``, from ``values`` (in the compute dtype), written once for NumPy and
-    Dask arrays (``positions``: each element's index along ``along``, broadcast to ``values``; ``running_max(x, axis,
-    exclusive=False)``: cummax), with the NumPy level's expressions (a helper to share with it).
-
-    adjust=True: (aging, observed, seen), the means ``recurrence(aging, observed) / recurrence(aging, seen)``, the
-    weighted totals of the values and of their weights. adjust=False: (coefficient, term, unseen), the means
-    ``recurrence(coefficient, term)``, NaN where ``unseen`` (no value yet in the line)."""
-    compute = values.dtype
-    seen = ~np.isnan(values)
-    observed = np.where(seen, values, compute.type(0))
-    decay = compute.type(1.0 - smoothing)
-    if adjust:
-        aging: Any = np.where(seen, decay, compute.type(1)) if ignore_na else decay
-        return aging, observed, seen.astype(compute)
-    last = running_max(np.where(seen, positions, -1), along, exclusive=True)
-    steps: Any = 1 if ignore_na else np.where(last < 0, 1, positions - last)
-    kept = np.float64(decay) ** steps
-    carried = np.where(last < 0, 0.0, kept / (kept + smoothing)).astype(compute)
-    coefficient = np.where(seen, carried, compute.type(1))
-    return coefficient, np.where(seen, (1 - carried) * observed, compute.type(0)), (last < 0) & ~seen
 
 
 def _unseen_as_nan(means: np.ndarray, unseen: np.ndarray) -> np.ndarray:
@@ -330,8 +308,12 @@ def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optio
     first, second, third = ewm_terms(data.astype(compute), along, smoothing, adjust, ignore_na, positions,
                                      sdask.cummax)
     if adjust:
-        means = da.map_blocks(_quiet_divide, linear_recurrence(first, second, along),
-                              linear_recurrence(first, third, along), dtype=compute)
+        # As pandas updates its mean (and the NumPy level's kernel where the weights run low): the weights' sum, then
+        # the mean moved towards each value by its share of them, which a long run of NaN leaves as it is.
+        weights = linear_recurrence(first, third, along)
+        gains = da.map_blocks(_gains, weights, third, dtype=compute)
+        means = linear_recurrence(1 - gains, gains * second, along)
+        means = da.map_blocks(_unseen_as_nan, means, sdask.cummax(third, along) == 0, dtype=compute)
     else:
         means = da.map_blocks(_unseen_as_nan, linear_recurrence(first, second, along), third, dtype=compute)
     return means.astype(rdt)

@@ -4,12 +4,12 @@ recurrence kernels (pairs (a, b) composed a vector at a time)."""
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
 from . import _core
-from ._array_types import takes_array_types
+from ._array_types import takes_array_types, takes_array_types_as
 from ._axes import is_decreasing, normalize_axis
 from ._extrema import cummax
 from ._fill import check_out
@@ -18,8 +18,9 @@ from ._segments import reset_flags
 
 
 def _is_weak(x: Any) -> bool:
-    """Python numbers take the other operands' precision (NEP 50); NumPy scalars and arrays keep their own."""
-    return isinstance(x, (int, float, complex)) and not isinstance(x, bool)
+    """Python numbers (bool included) take the other operands' precision (NEP 50); NumPy scalars and arrays keep
+    their own."""
+    return isinstance(x, (bool, int, float, complex))
 
 
 def _floating(dtype: np.dtype) -> np.dtype:
@@ -53,6 +54,15 @@ def _lines_of(out: Optional[np.ndarray], along: int, compute: np.dtype) -> Optio
     return moved.reshape(-1, moved.shape[-1])
 
 
+def _apart(lines: np.ndarray, target: Optional[np.ndarray]) -> np.ndarray:
+    """An operand's lines, copied where they overlap the output's other than as the very same view (in place, each
+    element is read before its output is written)."""
+    if target is None or not np.may_share_memory(lines, target):
+        return lines
+    same = lines.__array_interface__["data"] == target.__array_interface__["data"] and lines.strides == target.strides
+    return lines if same else lines.copy()
+
+
 def _broadcast(value: Any, shape: tuple[int, ...], name: str, target: str) -> np.ndarray:
     try:
         return np.broadcast_to(value, shape)
@@ -60,7 +70,7 @@ def _broadcast(value: Any, shape: tuple[int, ...], name: str, target: str) -> np
         raise ValueError(f"{name} of shape {np.shape(value)} does not broadcast to {target} {shape}") from None
 
 
-@takes_array_types
+@takes_array_types_as("b")
 def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Union[Direction, str] = "increasing",
                       exclusive: bool = False, initial: Any = None, reset: Any = None, dtype: Any = None,
                       out: Optional[np.ndarray] = None) -> np.ndarray:
@@ -121,7 +131,7 @@ def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Union[Direct
     >>> simdscan.linear_recurrence([1.0, 2.0, 0.5], [1.0, 1.0, 1.0], initial=1.0)
     array([2. , 5. , 3.5])
     >>> simdscan.linear_recurrence(0.5, [1.0, 1.0, 1.0, 1.0], reset=[0, 0, 1, 0], exclusive=True)
-    array([0. , 1. , 0. , 1. ])
+    array([0., 1., 0., 1.])
     """
     values = np.asarray(b)
     a_given = a if _is_weak(a) else np.asarray(a)
@@ -152,6 +162,8 @@ def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Union[Direct
     reset_lines = None if flags is None else np.ascontiguousarray(np.moveaxis(flags, along, -1)).reshape(-1, n)
 
     target = _lines_of(out, along, compute)
+    b_lines = _apart(b_lines, target)
+    a_lines = None if a_lines is None else _apart(a_lines, target)
     direct = target is not None
     target = target if target is not None else np.empty(b_lines.shape, compute)
     _core.linear_recurrence(a_lines, a_value, b_lines, initial_lines, reset_lines, target, reverse, bool(exclusive))
@@ -217,6 +229,30 @@ def _alpha(com: Optional[float], span: Optional[float], halflife: Optional[float
     return float(alpha)
 
 
+def ewm_terms(values: Any, along: int, smoothing: float, adjust: bool, ignore_na: bool, positions: Any,
+              running_max: Callable[..., Any]) -> tuple[Any, ...]:
+    """The recurrences of :func:`ewm_mean`, from ``values`` (in the compute dtype), for NumPy and Dask arrays alike
+    (``positions``: each element's index along ``along``, broadcast to ``values``; ``running_max(x, axis,
+    exclusive=False)``: cummax).
+
+    adjust=True: (aging, observed, seen), the means ``recurrence(aging, observed) / recurrence(aging, seen)``, the
+    weighted totals of the values and of their weights. adjust=False: (coefficient, term, unseen), the means
+    ``recurrence(coefficient, term)``, NaN where ``unseen`` (no value yet in the line)."""
+    compute = values.dtype
+    seen = ~np.isnan(values)
+    observed = np.where(seen, values, compute.type(0))
+    decay = compute.type(1.0 - smoothing)
+    if adjust:
+        aging: Any = np.where(seen, decay, compute.type(1)) if ignore_na else decay
+        return aging, observed, seen.astype(compute)
+    last = running_max(np.where(seen, positions, -1), along, exclusive=True)
+    steps: Any = 1 if ignore_na else np.where(last < 0, 1, positions - last)
+    kept = np.float64(decay) ** steps
+    carried = np.where(last < 0, 0.0, kept / (kept + smoothing)).astype(compute)
+    coefficient = np.where(seen, carried, compute.type(1))
+    return coefficient, np.where(seen, (1 - carried) * observed, compute.type(0)), (last < 0) & ~seen
+
+
 @takes_array_types
 def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optional[float] = None,
              halflife: Optional[float] = None, alpha: Optional[float] = None, adjust: bool = True,
@@ -273,36 +309,28 @@ def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optio
     along = normalize_axis(axis, data.ndim)
     if out is not None:
         check_out(out, data.shape, result_dtype)
+    if data.size == 0:
+        return np.empty(data.shape, result_dtype) if out is None else out
     decay = compute.type(1.0 - smoothing)
     if adjust:
         # One pass: the weighted sums of the values and of their weights, and their quotient (the core's kernel).
         n = data.shape[along]
-        lines = np.ascontiguousarray(np.moveaxis(data, along, -1), dtype=compute).reshape(-1, n)
         target = _lines_of(out, along, compute)
+        lines = _apart(np.ascontiguousarray(np.moveaxis(data, along, -1), dtype=compute).reshape(-1, n), target)
         if target is not None:
             _core.weighted_mean(lines, target, float(decay), bool(ignore_na))
             return out  # type: ignore[return-value]
         quotients = np.empty(lines.shape, compute)
-        if quotients.size:
-            _core.weighted_mean(lines, quotients, float(decay), bool(ignore_na))
+        _core.weighted_mean(lines, quotients, float(decay), bool(ignore_na))
         means = np.moveaxis(quotients.reshape(np.moveaxis(data, along, -1).shape), -1, along)
     else:
         values = data.astype(compute, copy=False)
-        seen = ~np.isnan(values)
-        observed = np.where(seen, values, compute.type(0))
-        # y = w * y + (1 - w) * x at each value, w = d / (d + alpha) with d = (1 - alpha)**k, k the steps since the
-        # last value (1 where ignore_na); a line's first value is taken as it is, and a missing value keeps y.
         shape = [1] * values.ndim
         shape[along] = values.shape[along]
-        position = np.arange(values.shape[along]).reshape(shape)
-        last = cummax(np.where(seen, position, -1), along, exclusive=True)
-        # (last: -1, or the exclusive identity, before a line's first value, where no weight is kept)
-        steps = np.ones(values.shape) if ignore_na else np.where(last < 0, 1, position - last)
-        kept = np.float64(decay) ** steps
-        carried = np.where(last < 0, 0.0, kept / (kept + smoothing)).astype(compute)
-        coefficient = np.where(seen, carried, compute.type(1))
-        means = linear_recurrence(coefficient, np.where(seen, (1 - carried) * observed, compute.type(0)), along)
-        means[np.broadcast_to(cummax(np.where(seen, position, -1), along) < 0, means.shape)] = np.nan
+        coefficient, term, unseen = ewm_terms(values, along, smoothing, False, ignore_na,
+                                              np.arange(values.shape[along]).reshape(shape), cummax)
+        means = linear_recurrence(coefficient, term, along)
+        means[np.broadcast_to(unseen, means.shape)] = np.nan
     if out is None:
         return np.ascontiguousarray(means, dtype=result_dtype)
     np.copyto(out, means, casting="unsafe")

@@ -1,12 +1,12 @@
 """The scan family over Dask arrays, every chunk scanned by simdscan.
 
 ``cumsum``, ``cumprod``, ``cummax``, ``cummin``, ``nancummax``, ``nancummin``, ``nancumsum``, ``nancumprod``,
-``logcumsumexp``, ``cumulative_sum``, ``cumulative_prod`` and ``ffill`` of this module take a
-:class:`dask.array.Array` and return one, lazily, with the semantics and the keywords of the NumPy-level function of
-the same name in :mod:`simdscan` (direction, exclusive, dtype, compensated, return_indices, include_initial, limit,
-reset, labels), ``out=`` excepted, and Dask's ``method=`` besides for the scans (accepted, see :func:`cumsum`). The
-NumPy-level functions hand a Dask array to these. This module needs Dask (``pip install simdscan[dask]``);
-``import simdscan`` never imports it.
+``logcumsumexp``, ``cumulative_sum``, ``cumulative_prod``, ``ffill``, ``linear_recurrence``, ``discounted_cumsum``
+and ``ewm_mean`` of this module take a :class:`dask.array.Array` and return one, lazily, with the semantics and the
+keywords of the NumPy-level function of the same name in :mod:`simdscan` (direction, exclusive, dtype, compensated,
+return_indices, include_initial, limit, reset, labels, initial, ...), ``out=`` excepted, and Dask's ``method=``
+besides for the scans (accepted, see :func:`cumsum`). The NumPy-level functions hand a Dask array to these. This
+module needs Dask (``pip install simdscan[dask]``); ``import simdscan`` never imports it.
 
 How the scan is built (nothing is computed until the result is):
 
@@ -438,9 +438,8 @@ def linear_recurrence(a: Any, b: da.Array, axis: int = -1, *, direction: Union[D
 
     Examples
     --------
-    >>> y = simdscan.dask.linear_recurrence(0.5, da.ones(6, chunks=2), initial=2.0)
-    >>> y.compute()
-    array([2.     , 2.     , 2.     , 2.     , 2.     , 2.     ])
+    >>> simdscan.dask.linear_recurrence(0.5, da.ones(6, chunks=2), initial=4.0).compute()
+    array([3.     , 2.5    , 2.25   , 2.125  , 2.0625 , 2.03125])
     >>> simdscan.dask.linear_recurrence(0.5, da.ones(6, chunks=2), reset=[0, 0, 0, 1, 0, 0]).compute()
     array([1.  , 1.5 , 1.75, 1.  , 1.5 , 1.75])
     """

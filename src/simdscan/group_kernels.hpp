@@ -71,12 +71,17 @@ void scan_groups_indexed(const T* in, T* out, std::ptrdiff_t n, const GroupWalk<
     }
 }
 
-// scan_groups without indices. The last element's group keeps its state in a register: a run of one group (sorted or
+// TypedKernels::scan_groups. The last element's group keeps its state in a register: a run of one group (sorted or
 // few labels) then waits on the op alone, not on a store and a load of its state each element.
-template <class T, class Op, bool Exclusive>
-void scan_groups_of(const T* in, T* out, std::ptrdiff_t n, const GroupWalk<typename Op::template state<T>>& walk,
-                    T identity, T order_key) {
+template <class T, class Op>
+void scan_groups(const T* in, T* out, std::ptrdiff_t n, const GroupWalk<typename Op::template state<T>>& walk,
+                 bool exclusive, T identity, T order_key) {
     using State = typename Op::template state<T>;
+    if constexpr (Op::writes_indices) {
+        if (walk.positions != nullptr) {
+            return scan_groups_indexed<T, Op>(in, out, n, walk, exclusive, identity, order_key);
+        }
+    }
     GroupCodes codes(walk.labels);
     State* const states = walk.states;
     // Group 0's slot stands for the state before the first element: written back unread, or overwritten by the
@@ -92,30 +97,13 @@ void scan_groups_of(const T* in, T* out, std::ptrdiff_t n, const GroupWalk<typen
             current = group;
             running = code != group ? Op::template neutral<T>() : states[group];
         }
-        if constexpr (Exclusive) {
-            // The empty range's value is the identity (+0.0 for sums, false for a running minimum of bool), not the
-            // neutral the state starts from.
-            out[i] = code != group ? identity : keyed<Op>(output_of<Op, T>(running), order_key);
-            running = Op::apply(running, Op::lift(Op::admit(x)));
-        } else {
-            running = Op::apply(running, Op::lift(Op::admit(x)));
-            out[i] = keyed<Op>(output_of<Op, T>(running), order_key);
-        }
+        // The empty range's value is the identity (+0.0 for sums, false for a running minimum of bool), not the
+        // neutral the state starts from.
+        const T before = exclusive && code == group ? keyed<Op>(output_of<Op, T>(running), order_key) : identity;
+        running = Op::apply(running, Op::lift(Op::admit(x)));
+        out[i] = exclusive ? before : keyed<Op>(output_of<Op, T>(running), order_key);
     }
     states[current] = running;
-}
-
-// TypedKernels::scan_groups.
-template <class T, class Op>
-void scan_groups(const T* in, T* out, std::ptrdiff_t n, const GroupWalk<typename Op::template state<T>>& walk,
-                 bool exclusive, T identity, T order_key) {
-    if constexpr (Op::writes_indices) {
-        if (walk.positions != nullptr) {
-            return scan_groups_indexed<T, Op>(in, out, n, walk, exclusive, identity, order_key);
-        }
-    }
-    return exclusive ? scan_groups_of<T, Op, true>(in, out, n, walk, identity, order_key)
-                     : scan_groups_of<T, Op, false>(in, out, n, walk, identity, order_key);
 }
 
 }  // namespace SIMDSCAN_TIER

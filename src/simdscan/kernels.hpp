@@ -271,11 +271,15 @@ struct RecurrenceSpan {
     T initial;        // the state before a segment's first element
 };
 
-// The composition of a span's pairs: its last state is a * (the state before the span) + b.
+// The composition of a span's pairs: its last state is a * (the state before the span) + b, or b where a segment
+// begins in the span. a is 0 where an a is (else a product too small for its type: an infinite state before the span
+// stays infinite, as element by element).
 template <class T>
 struct RecurrencePair {
     T a;
     T b;
+    bool restarts;
+    bool zero_a;
 };
 
 // A first-order linear recurrence's kernels for elements of type T.
@@ -288,8 +292,8 @@ struct RecurrenceKernels {
     using span_fn = RecurrencePair<T> (*)(const RecurrenceSpan<T>& span, T state, bool writes, bool totals,
                                           bool exclusive);
     // pandas' exponentially weighted mean (adjust=True) of a line of n contiguous elements, in memory order: each
-    // output the sum of the values so far, each weighted by decay to the power of its age, over the sum of those
-    // weights; NaN is no value (NaN until the first), and ages the others unless ignore_na. Real types only.
+    // output the mean of the values so far, each weighted by decay to the power of its age; NaN is no value (NaN
+    // until the first), and ages the others unless ignore_na. out may be x. Real types only.
     using weighted_mean_fn = void (*)(const T* x, T* out, std::ptrdiff_t n, T decay, bool ignore_na);
     span_fn span[2];  // [reverse]
     weighted_mean_fn weighted_mean;

@@ -3,9 +3,11 @@
 // each with its pair; on several the pairs first, in parallel, then the outputs. The same arithmetic either way, so
 // no bit depends on the thread count.
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "dispatch.hpp"
@@ -63,6 +65,15 @@ private:
 // The state after a chunk of pair p, from the state before it.
 template <class T>
 T after(const detail::RecurrencePair<T>& p, T state) {
+    if (p.restarts) {
+        return p.b;
+    }
+    if constexpr (std::is_floating_point<T>::value) {
+        if (p.a == T(0) && !p.zero_a && std::isinf(state)) {
+            // A product that underflowed to 0: element by element, an infinite state stays infinite.
+            return (std::signbit(p.a) ? -state : state) + p.b;
+        }
+    }
     return p.a * state + p.b;
 }
 
@@ -70,7 +81,9 @@ template <class T>
 void recur_lines(const LinearRecurrenceDesc& desc) {
     const std::ptrdiff_t bytes = desc.lines * desc.n * std::ptrdiff_t(sizeof(T)) * (desc.a == nullptr ? 2 : 3);
     const std::size_t threads = detail::threads_for(bytes);
-    if (std::ptrdiff_t(threads) <= desc.lines || desc.n <= chunk) {
+    // The chunks' two passes read the operands twice: on two threads that cost more than the second thread saved
+    // (benchmarks/README.md).
+    if (std::ptrdiff_t(threads) <= desc.lines || desc.n <= chunk || threads <= 2) {
         // Each line on one thread, its chunks in turn.
         detail::parallel_ranges(desc.lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
             for (std::ptrdiff_t l = begin; l < end; ++l) {

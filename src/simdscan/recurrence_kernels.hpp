@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include <xsimd/xsimd.hpp>
@@ -18,34 +19,44 @@ namespace simdscan {
 namespace detail {
 namespace SIMDSCAN_TIER {
 
+// What a call of RecurrenceKernels::span computes (run-time choices: compiled in, each would double the kernels).
+struct RecurrenceModes {
+    bool writes;
+    bool totals;
+    bool exclusive;
+};
+
 // The two chains a span's walk keeps: the outputs' states from the state before the span (`y`), and the span's own
 // composition from 0 (`z`, with the product of its a's), for its pair.
 template <class T>
 struct RecurrenceChains {
     T y;
     T z;
-    T product;  // of the a's walked so far, 0 from a segment's start on
+    T product;       // of the a's walked so far (since the last segment start)
+    bool restarted;  // a segment began
+    bool zero_a;     // an a walked since the last segment start is 0
 };
 
 // n elements of a span one at a time, from walk position `from` on: the vector loops' tails and vectors with a
 // segment's start, and the whole span where the type has no vectors.
-template <class T, bool Reverse, bool Writes, bool Totals>
+template <class T, bool Reverse>
 void recur_one_by_one(const RecurrenceSpan<T>& span, std::ptrdiff_t from, std::ptrdiff_t n, RecurrenceChains<T>& at,
-                      bool exclusive) {
+                      const RecurrenceModes& modes) {
     for (std::ptrdiff_t k = from; k < from + n; ++k) {
         const std::ptrdiff_t i = Reverse ? span.n - 1 - k : k;
         const T a = span.a != nullptr ? span.a[i] : span.a_value;
         if (span.starts != nullptr && i < span.readable && span.starts[i] != 0) {
-            at = RecurrenceChains<T>{span.initial, span.initial, T(0)};
+            at = RecurrenceChains<T>{span.initial, span.initial, T(1), true, false};
         }
-        if constexpr (Writes) {
+        if (modes.writes) {
             const T next = a * at.y + span.b[i];
-            span.out[i] = exclusive ? at.y : next;
+            span.out[i] = modes.exclusive ? at.y : next;
             at.y = next;
         }
-        if constexpr (Totals) {
+        if (modes.totals) {
             at.z = a * at.z + span.b[i];
             at.product = at.product * a;
+            at.zero_a = at.zero_a || a == T(0);
         }
     }
 }
@@ -107,14 +118,16 @@ T power_of(T a, std::ptrdiff_t n) {
     return result;
 }
 
-// RecurrenceKernels::span for one direction and what the call computes: whole vectors composed in registers
+// RecurrenceKernels::span for one direction: whole vectors composed in registers
 // (compose_lanes), each put behind the state before it (a multiply-add per chain); vectors where a segment begins,
 // and the rest, one element at a time.
-template <class A, class T, bool Reverse, bool Writes, bool Totals>
-SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T state, bool exclusive) {
+template <class A, class T, bool Reverse>
+SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T state, bool writes, bool totals,
+                                              bool exclusive) {
+    const RecurrenceModes modes{writes, totals, exclusive};
     // A copy: the vector stores may alias the caller's struct, whose fields would be loaded again each vector.
     const RecurrenceSpan<T> span = given;
-    RecurrenceChains<T> at{state, T(0), T(1)};
+    RecurrenceChains<T> at{state, T(0), T(1), false, false};
     std::ptrdiff_t done = 0;
     const bool scalar_a = span.a == nullptr;
     if constexpr (is_vectorized<A, T>()) {
@@ -135,19 +148,27 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
         }
         const B walked_powers = B::load_aligned(lane_powers);
         B y(at.y), z(T(0)), product(T(1));
+        auto zeros = B(T(1)) == B(T(0));
         for (; done + lanes <= span.n; done += lanes) {
             const std::ptrdiff_t i = Reverse ? span.n - lanes - done : done;
             if (starts_within<T, Reverse>(span, done, lanes)) {
-                RecurrenceChains<T> one{first_lane(y), first_lane(z), first_lane(product)};
-                recur_one_by_one<T, Reverse, Writes, Totals>(span, done, lanes, one, exclusive);
+                RecurrenceChains<T> one{first_lane(y), first_lane(z), first_lane(product), at.restarted,
+                                        at.zero_a || xsimd::any(zeros)};
+                recur_one_by_one<T, Reverse>(span, done, lanes, one, modes);
                 y = B(one.y), z = B(one.z), product = B(one.product);
+                at.restarted = one.restarted;
+                at.zero_a = one.zero_a;
+                zeros = B(T(1)) == B(T(0));
                 continue;
             }
             B xa = scalar_a ? B(T(0)) : B::load_unaligned(span.a + i);
+            if (totals && !scalar_a) {
+                zeros = zeros | (xa == B(T(0)));
+            }
             B xb = B::load_unaligned(span.b + i);
             compose_lanes<A, Reverse>(xa, xb, scalar_a ? powers : nullptr);
             const B multiplier = scalar_a ? walked_powers : xa;
-            if constexpr (Writes) {
+            if (writes) {
                 const B next = L::multiply_add(multiplier, y, xb);
                 if (exclusive) {
                     (Reverse ? L::template down<1>(next, y) : L::template up<1>(next, y)).store_unaligned(span.out + i);
@@ -156,7 +177,7 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
                 }
                 y = Reverse ? L::broadcast_first(next) : L::broadcast_last(next);
             }
-            if constexpr (Totals) {
+            if (totals) {
                 const B next = L::multiply_add(multiplier, z, xb);
                 z = Reverse ? L::broadcast_first(next) : L::broadcast_last(next);
                 if (!scalar_a) {
@@ -164,22 +185,54 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
                 }
             }
         }
-        at = RecurrenceChains<T>{first_lane(y), first_lane(z), first_lane(product)};
-        if (scalar_a && Totals) {
-            // The product of the vectors' a's, from the last segment start on where one came (the scalar path set it
-            // to 0 and counted on from there).
+        at = RecurrenceChains<T>{first_lane(y), first_lane(z), first_lane(product), at.restarted,
+                                 at.zero_a || xsimd::any(zeros)};
+        if (scalar_a && totals) {
+            // The vectors' a's (read only where no segment began, so no vector went one element at a time).
             at.product = at.product * power_of(span.a_value, done);
         }
     }
-    recur_one_by_one<T, Reverse, Writes, Totals>(span, done, span.n - done, at, exclusive);
-    return RecurrencePair<T>{at.product, at.z};
+    recur_one_by_one<T, Reverse>(span, done, span.n - done, at, modes);
+    return RecurrencePair<T>{at.product, at.z, at.restarted, at.zero_a || (scalar_a && span.a_value == T(0))};
 }
 
 // RecurrenceKernels::weighted_mean: the weighted sums of the values and of their weights as two recurrences of one
-// a (decay, or 1 at a NaN where ignore_na), composed in registers a vector at a time, and their quotient.
+// a (decay, or 1 at a NaN where ignore_na), composed in registers a vector at a time, and their quotient. Where the
+// weights' sum is below few_weights (before the line's first value, or after a long run of NaN that aged both sums
+// towards the subnormal range, where their quotient loses its digits), a vector goes element by element as pandas
+// updates its mean instead: the mean itself, moved towards each value by its share of the weights.
 template <class A, class T>
 SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T decay, bool ignore_na) {
+    constexpr T few_weights = std::is_same<T, float>::value ? T(0x1p-16) : T(0x1p-32);
     T totals(0), weights(0);
+    // While the weights' sum is below few_weights, the state is the mean itself (NaN before the first value).
+    bool few = true;
+    T mean = std::numeric_limits<T>::quiet_NaN();
+    const auto one_by_one = [&](std::ptrdiff_t from, std::ptrdiff_t count) {
+        for (std::ptrdiff_t i = from; i < from + count; ++i) {
+            const bool seen = x[i] == x[i];
+            const T age = seen || !ignore_na ? decay : T(1);
+            const T aged = age * weights + (seen ? T(1) : T(0));
+            if (!few && aged < few_weights) {
+                few = true;
+                mean = totals / weights;
+            }
+            weights = aged;
+            if (few) {
+                const T gain = seen ? T(1) / weights : T(0);
+                // (A gain of 1: no weight left before this value, the mean NaN before the first.)
+                mean = gain == T(1) ? x[i] : (T(1) - gain) * mean + gain * (seen ? x[i] : T(0));
+                out[i] = mean;
+                if (weights >= few_weights) {
+                    few = false;
+                    totals = mean * weights;
+                }
+            } else {
+                totals = age * totals + (seen ? x[i] : T(0));
+                out[i] = totals / weights;
+            }
+        }
+    };
     std::ptrdiff_t done = 0;
     if constexpr (is_vectorized<A, T>()) {
         using B = xsimd::batch<T, A>;
@@ -198,8 +251,14 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
         }
         const B walked_powers = B::load_aligned(lane_powers);
         const B zero(T(0)), one(T(1));
-        B sum(T(0)), weight(T(0));
-        for (; done + lanes <= n; done += lanes) {
+        // A decay so small that a vector's weights could leave the normal range from few_weights (alpha near 1):
+        // element by element throughout.
+        const bool whole_vectors = lane_powers[lanes - 1] * few_weights >= std::numeric_limits<T>::min();
+        for (; whole_vectors && done + lanes <= n; done += lanes) {
+            if (few) {
+                one_by_one(done, lanes);
+                continue;
+            }
             const B values = B::load_unaligned(x + done);
             const auto seen = values == values;
             B value_sums = xsimd::select(seen, values, zero);
@@ -215,33 +274,18 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
                 compose_lanes<A, false>(multiplier, value_sums, powers);
                 compose_lanes<A, false>(multiplier, weight_sums, powers);
             }
-            const B next_sum = L::multiply_add(multiplier, sum, value_sums);
-            const B next_weight = L::multiply_add(multiplier, weight, weight_sums);
+            const B next_sum = L::multiply_add(multiplier, B(totals), value_sums);
+            const B next_weight = L::multiply_add(multiplier, B(weights), weight_sums);
             (next_sum / next_weight).store_unaligned(out + done);
-            sum = L::broadcast_last(next_sum);
-            weight = L::broadcast_last(next_weight);
+            totals = first_lane(L::broadcast_last(next_sum));
+            weights = first_lane(L::broadcast_last(next_weight));
+            if (weights < few_weights) {
+                few = true;
+                mean = totals / weights;
+            }
         }
-        totals = first_lane(sum);
-        weights = first_lane(weight);
     }
-    for (; done < n; ++done) {
-        const bool seen = x[done] == x[done];
-        const T age = seen || !ignore_na ? decay : T(1);
-        totals = age * totals + (seen ? x[done] : T(0));
-        weights = age * weights + (seen ? T(1) : T(0));
-        out[done] = totals / weights;
-    }
-}
-
-template <class A, class T, bool Reverse>
-RecurrencePair<T> recur(const RecurrenceSpan<T>& span, T state, bool writes, bool totals, bool exclusive) {
-    if (writes && totals) {
-        return recur_span<A, T, Reverse, true, true>(span, state, exclusive);
-    }
-    if (writes) {
-        return recur_span<A, T, Reverse, true, false>(span, state, exclusive);
-    }
-    return recur_span<A, T, Reverse, false, true>(span, state, exclusive);
+    one_by_one(done, n - done);
 }
 
 // Each element type's kernels; the complex types' (one by one in every tier) in the lowest tier only.
@@ -251,8 +295,8 @@ void fill_recurrences(RecurrenceSet& set) {
         using T = typename decltype(type)::type;
         if constexpr (SIMDSCAN_TIER_LOWEST || !scalar_only<T>::value) {
             auto& kernels = set.get<T>();
-            kernels.span[0] = &recur<A, T, false>;
-            kernels.span[1] = &recur<A, T, true>;
+            kernels.span[0] = &recur_span<A, T, false>;
+            kernels.span[1] = &recur_span<A, T, true>;
             if constexpr (std::is_floating_point<T>::value) {
                 kernels.weighted_mean = &weighted_mean<A, T>;
             } else {

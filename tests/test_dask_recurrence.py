@@ -1,0 +1,496 @@
+"""simdscan.dask's linear_recurrence, discounted_cumsum and ewm_mean, lazily, against the NumPy-level functions on the
+computed arrays.
+
+The state is carried across chunks as the pairs (A, B) of the chunks composed in the walk's order, then each chunk run
+from its carry: every chunking (chunks of 1, uneven with empty chunks, one chunk, 2-D along each axis, 3-D, 0-d and
+empty), both directions, inclusive and exclusive, ``initial`` (none, a scalar, a per-line NumPy array, broadcast, a
+Dask array in chunks of its own), ``reset`` (none, sparse, at every chunk start, at every element; NumPy and Dask, bool
+and 0/1 numbers) and ``a`` (a Python scalar, a NumPy array, broadcast, a Dask array in chunks of its own), in float32,
+float64, complex128, integers (computed in float64) and float16 (computed in float32). Exact where every partial result
+is exact (dyadic values: halves, and coefficients +-0.5, +-1, 2); random float64 within 1e-12 of the line's largest
+|y|. ewm_mean in its four adjust / ignore_na modes, NaN runs across chunk boundaries, all-NaN chunks and lines. Also
+the errors (the NumPy level's, while the graph is built; a Dask reset's values as it is computed) and laziness.
+"""
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+
+import simdscan
+import simdscan.dask as sdask
+from dask_compare import TaskCounter
+from data import seed_of
+
+DIRECTIONS = ("increasing", "decreasing")
+INITIALS = ("none", "scalar", "lines", "broadcast", "dask")
+RESETS = ("none", "sparse", "starts", "all", "dask", "dask-float")
+COEFFICIENTS = ("scalar", "numpy", "broadcast", "dask")
+DTYPES = ("float32", "float64", "complex128", "int16")
+
+# (shape, chunks, axis): chunks of 1, uneven with empty chunks, one chunk, 2-D along either axis, 3-D
+CASES = [
+    ((13,), 1, 0),
+    ((13,), ((3, 0, 5, 1, 0, 4),), -1),
+    ((13,), 13, 0),
+    ((6, 9), ((2, 0, 1, 3), (4, 5)), 0),
+    ((6, 9), ((2, 0, 4), (4, 0, 1, 4)), 1),
+    ((4, 3, 10), (2, (1, 2), (1, 4, 5)), 2),
+    ((4, 5, 3), ((1, 3), 2, 2), 1),
+]
+
+
+def _case_id(case):
+    return f"{case[0]}-{case[1]}-axis{case[2]}".replace(" ", "")
+
+
+def computed(lazy):
+    """The lazy result computed on the synchronous scheduler, unoptimized (small graphs run faster so)."""
+    assert isinstance(lazy, da.Array), f"returned {type(lazy)!r}"
+    (got,) = dask.compute(lazy, scheduler="sync", optimize_graph=False)
+    return got
+
+
+def halves(rng, shape, dtype):
+    """Values k / 2 (k in -4..4), whose sums and products by +-0.5, +-1 and 2 stay exact; complex: both parts so."""
+    values = rng.integers(-4, 5, size=shape) / 2.0
+    if dtype == "complex128":
+        return values + 1j * rng.integers(-4, 5, size=shape) / 2.0
+    if dtype.startswith("int"):
+        return rng.integers(-3, 4, size=shape).astype(dtype)
+    return values.astype(dtype)
+
+
+def coefficients(rng, shape, dtype):
+    """Coefficients of the recurrence: +-0.5, +-1 (and 2 in float64 and complex, whose partial results stay exact)."""
+    choices = [-1.0, -0.5, 0.5, 1.0] + ([2.0] if dtype in ("float64", "complex128") else [])
+    a = rng.choice(choices, size=shape)
+    if dtype == "complex128":
+        return a * rng.choice([1, 1j, -1j], size=shape)
+    if dtype.startswith("int"):
+        return rng.choice([-1, 1, 2], size=shape).astype(dtype)
+    return a.astype(dtype)
+
+
+def chunk_starts(chunks):
+    return np.cumsum(chunks)[:-1]
+
+
+def along_axis(line, shape, axis):
+    """A 1-D ``line`` along ``axis`` of an array of ``shape`` (broadcast over the other axes)."""
+    ax = axis % len(shape)
+    return line.reshape([-1 if k == ax else 1 for k in range(len(shape))])
+
+
+def make_reset(pattern, rng, shape, chunks, axis):
+    """(the NumPy reset, what is handed to simdscan.dask): none, sparse, every chunk start, every element; the Dask
+    ones (bool, float 0 / 1) in chunks of their own."""
+    if pattern == "none":
+        return None, None
+    if pattern == "starts":
+        line = np.zeros(shape[axis], dtype=bool)
+        line[chunk_starts(chunks[axis])] = True
+        r = along_axis(line, shape, axis)
+    elif pattern == "all":
+        r = np.ones(shape, dtype=bool)
+    else:
+        r = rng.random(shape) < 0.2
+    if pattern.startswith("dask"):
+        values = r.astype(np.float64 if pattern == "dask-float" else bool)
+        return r, da.from_array(values, chunks=tuple(max(1, -(-n // 2)) for n in values.shape))
+    return r, r
+
+
+def make_initial(kind, rng, line_shape, dtype):
+    """(the NumPy initial, what is handed to simdscan.dask)."""
+    if kind == "none":
+        return None, None
+    if kind == "scalar":
+        return 1.5, 1.5
+    value = halves(rng, line_shape if kind != "broadcast" else line_shape[-1:], dtype)
+    if kind == "dask":
+        return value, da.from_array(value, chunks=1)
+    return value, value
+
+
+def make_coefficient(kind, rng, shape, axis, dtype):
+    """(the NumPy a, what is handed to simdscan.dask): a Python scalar, a full array, one broadcast along the axis, a
+    Dask array in chunks of its own."""
+    if kind == "scalar":
+        return -0.5, -0.5
+    if kind == "broadcast":
+        a = along_axis(coefficients(rng, (shape[axis],), dtype), shape, axis)
+        return a, a
+    a = coefficients(rng, shape, dtype)
+    return a, (da.from_array(a, chunks=2) if kind == "dask" else a)
+
+
+def check_equal(got, want, where):
+    assert got.dtype == want.dtype, f"{where}: dtype {got.dtype}, simdscan gives {want.dtype}"
+    assert got.shape == want.shape, f"{where}: shape {got.shape}, simdscan gives {want.shape}"
+    np.testing.assert_array_equal(got, want, err_msg=where)
+
+
+# --------------------------------------------------------------------------
+# linear_recurrence: the matrix, exact on dyadic values
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_linear_recurrence_matches_simdscan(dtype, case):
+    """Every direction x exclusive x initial x reset, the coefficient's form by turns: bit for bit."""
+    shape, chunks, axis = case
+    rng = np.random.default_rng(seed_of("dask recurrence", dtype, case))
+    b = halves(rng, shape, dtype)
+    x = da.from_array(b, chunks=chunks)
+    ax = axis % len(shape)
+    line_shape = shape[:ax] + shape[ax + 1:]
+    step = CASES.index(case)
+    for direction in DIRECTIONS:
+        for exclusive in (False, True):
+            for initial_kind in INITIALS:
+                for pattern in RESETS:
+                    a_kind = COEFFICIENTS[step % len(COEFFICIENTS)]
+                    step += 1
+                    a, a_given = make_coefficient(a_kind, rng, shape, axis, dtype)
+                    initial, initial_given = make_initial(initial_kind, rng, line_shape, dtype)
+                    reset, reset_given = make_reset(pattern, rng, shape, x.chunks, ax)
+                    lazy = sdask.linear_recurrence(a_given, x, axis, direction=direction, exclusive=exclusive,
+                                                   initial=initial_given, reset=reset_given)
+                    assert lazy.chunks == x.chunks
+                    want = simdscan.linear_recurrence(a, b, axis, direction=direction, exclusive=exclusive,
+                                                      initial=initial, reset=reset)
+                    where = (f"linear_recurrence({dtype}, chunks={x.chunks}, axis={axis}, {direction}, "
+                             f"exclusive={exclusive}, a {a_kind}, initial {initial_kind}, reset {pattern})")
+                    check_equal(computed(lazy), want, where)
+
+
+def test_dtypes_float16_weak_scalars_and_dtype_argument():
+    """float16 carried in float32 and rounded once per output; Python scalars weak (float32 stays float32); NumPy
+    scalars and integer arrays as the NumPy level types them; ``dtype=``; a complex scalar coefficient."""
+    rng = np.random.default_rng(seed_of("dask recurrence dtypes"))
+    b64 = halves(rng, (16,), "float64")  # (16 elements: 0.5**15 * 2 within float32's 24 bits)
+    cases = [
+        (0.5, b64.astype(np.float16), {}),
+        (np.float64(0.5), b64.astype(np.float32), {}),
+        (0.5, b64.astype(np.float32), {"initial": np.float64(1.5)}),
+        (coefficients(rng, (16,), "int16"), b64.astype(np.float32), {}),
+        (2, rng.integers(-3, 4, 16).astype(np.int8), {"initial": 1}),
+        (0.5, b64, {"dtype": np.float32}),
+        (0.5, b64, {"dtype": np.float16, "initial": 2.0}),
+        (0.5j, b64.astype(np.float32), {"dtype": np.complex128}),
+        (-0.5, rng.integers(0, 2, 16).astype(bool), {}),
+    ]
+    for a, b, kw in cases:
+        for direction in DIRECTIONS:
+            for reset in (None, np.arange(16) % 7 == 3):
+                want = simdscan.linear_recurrence(a, b, direction=direction, reset=reset, **kw)
+                got = computed(sdask.linear_recurrence(a, da.from_array(b, chunks=((4, 0, 5, 7),)),
+                                                       direction=direction, reset=reset, **kw))
+                check_equal(got, want, f"a={a!r} b {b.dtype} {kw} {direction} reset {reset is not None}")
+
+
+def test_zero_d_and_empty():
+    """A 0-d b runs as shape (1,); empty axes and empty lines give empty results (any reset values: none is read);
+    ewm_mean and discounted_cumsum of 0-d and empty arrays."""
+    for a, b, chunks, axis, kw in [
+        (0.5, np.array(1.5), (), 0, {"initial": 2.0}),
+        (np.array(0.5), np.array(-1.0), (), -1, {"reset": True, "exclusive": True}),
+        (0.5, np.zeros(0), 3, 0, {"reset": np.zeros(0)}),
+        (np.ones((3, 1)), np.zeros((3, 0)), 2, 1, {"initial": np.ones(3)}),
+        (0.5, np.zeros((0, 4)), 2, 0, {"reset": np.array([2, 0, 0, 0])}),
+        (0.5, np.zeros((0, 4)), 2, 1, {"initial": 1.0}),
+    ]:
+        for direction in DIRECTIONS:
+            want = simdscan.linear_recurrence(a, b, axis, direction=direction, **kw)
+            got = computed(sdask.linear_recurrence(a, da.from_array(b, chunks=chunks), axis, direction=direction,
+                                                   **kw))
+            check_equal(got, want, f"b shape {b.shape} axis {axis} {kw} {direction}")
+    for data, chunks, axis in [(np.array(np.nan), (), 0), (np.array(2.5), (), -1), (np.zeros((0, 3)), 2, 0),
+                               (np.zeros((3, 0), dtype=np.float32), 2, 0)]:
+        for adjust in (False, True):
+            # (an empty axis: no mean, in the data's floating dtype)
+            want = np.empty(data.shape, data.dtype) if data.size == 0 else simdscan.ewm_mean(data, axis, alpha=0.5,
+                                                                                            adjust=adjust)
+            check_equal(computed(sdask.ewm_mean(da.from_array(data, chunks=chunks), axis, alpha=0.5, adjust=adjust)),
+                        want, f"ewm_mean(shape {data.shape}, axis {axis}, adjust={adjust})")
+        want = simdscan.discounted_cumsum(data, 0.5, axis, reset=True)
+        got = computed(sdask.discounted_cumsum(da.from_array(data, chunks=chunks), 0.5, axis, reset=True))
+        check_equal(got, want, f"discounted_cumsum(shape {data.shape}, axis {axis})")
+
+
+def test_special_values_stay_in_their_segment():
+    """inf and NaN in b or a reach the later elements of their segment only, across chunk boundaries, as on the
+    whole array; a carry of inf through a chunk of a = 1."""
+    b = np.array([1.0, np.inf, 1.0, 1.0, np.nan, 1.0, 1.0, 1.0, -np.inf, 1.0, 1.0, 1.0])
+    a = np.array([0.5, 0.5, 1.0, 1.0, 0.5, 0.5, np.nan, 0.5, 1.0, 1.0, 0.0, 0.5])
+    resets = [None, np.isin(np.arange(12), [2, 6, 8]), np.isin(np.arange(12), [3, 5, 7, 9])]
+    for chunks in (1, ((3, 0, 1, 4, 4),), ((6, 6),)):
+        for coefficient in (a, 1.0):
+            for reset in resets:
+                for direction in DIRECTIONS:
+                    for exclusive in (False, True):
+                        kw = dict(direction=direction, exclusive=exclusive, reset=reset)
+                        want = simdscan.linear_recurrence(coefficient, b, **kw)
+                        with np.errstate(invalid="ignore"):
+                            got = computed(sdask.linear_recurrence(coefficient, da.from_array(b, chunks=chunks),
+                                                                   **kw))
+                        where = f"chunks={chunks} a={np.ndim(coefficient)}-d {kw}"
+                        np.testing.assert_array_equal(got, want, err_msg=where)
+
+
+def test_random_float64_within_the_accuracy_contract():
+    """Random float64 a in [-1.05, 1.05] and b, 4000 elements in 40 uneven chunks, 2-D, sparse resets and per-line
+    initial states, on Dask's default (threaded) scheduler: within 1e-12 of each line's largest |y| of simdscan on
+    the whole array."""
+    rng = np.random.default_rng(seed_of("dask recurrence random"))
+    n = 4000
+    cuts = np.sort(rng.choice(np.arange(1, n), 39, replace=False))
+    chunks = (2, tuple(int(c) for c in np.diff(np.r_[0, cuts, n])))
+    a = rng.uniform(-1.05, 1.05, (3, n))
+    b = rng.normal(size=(3, n))
+    initial = rng.normal(size=3)
+    for reset in (None, rng.random((3, n)) < 0.003):
+        for direction in DIRECTIONS:
+            for exclusive in (False, True):
+                for coefficient in (a, 0.999):
+                    kw = dict(direction=direction, exclusive=exclusive, initial=initial, reset=reset)
+                    want = simdscan.linear_recurrence(coefficient, b, **kw)
+                    got = sdask.linear_recurrence(coefficient, da.from_array(b, chunks=chunks), **kw).compute()
+                    scale = np.max(np.abs(want), axis=1, keepdims=True)
+                    error = np.max(np.abs(got - want) / scale)
+                    assert error <= 1e-12, f"{kw}, a {np.ndim(coefficient)}-d: off by {error:.3g} of the line's max"
+
+
+# --------------------------------------------------------------------------
+# discounted_cumsum
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_discounted_cumsum_matches_simdscan(case):
+    """Returns from the end, gamma a scalar, a NumPy array or a Dask one, resets at episode starts (NumPy, Dask), the
+    dtypes by turns: bit for bit."""
+    shape, chunks, axis = case
+    rng = np.random.default_rng(seed_of("dask discounted", case))
+    ax = axis % len(shape)
+    step = CASES.index(case)
+    for i in range(3):
+        for pattern in RESETS:
+            dtype = DTYPES[step % len(DTYPES)]
+            step += 1
+            rewards = halves(rng, shape, dtype)
+            x = da.from_array(rewards, chunks=chunks)
+            gamma = 0.5 if i == 0 else coefficients(rng, shape, dtype)
+            reset, reset_given = make_reset(pattern, rng, shape, x.chunks, ax)
+            given = da.from_array(gamma, chunks=3) if i == 2 else gamma
+            lazy = sdask.discounted_cumsum(x, given, axis, reset=reset_given)
+            want = simdscan.discounted_cumsum(rewards, gamma, axis, reset=reset)
+            check_equal(computed(lazy), want, f"discounted_cumsum({dtype}, chunks={x.chunks}, gamma {i}, {pattern})")
+
+
+# --------------------------------------------------------------------------
+# ewm_mean
+# --------------------------------------------------------------------------
+MODES = [(adjust, ignore_na) for adjust in (True, False) for ignore_na in (False, True)]
+MODE_IDS = [f"adjust={a}-ignore_na={i}" for a, i in MODES]
+DECAYS = [{"com": 0.5}, {"span": 3.0}, {"halflife": 2.5}, {"alpha": 1.0}, {"alpha": 0.3}]
+
+
+def check_close(got, want, rtol, where):
+    """NaN where ``want`` has NaN; elsewhere within ``rtol`` of the line's (last axis) largest |want|."""
+    assert got.dtype == want.dtype and got.shape == want.shape, f"{where}: {got.dtype} {got.shape}"
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f"{where}: NaN places")
+    g, w = np.nan_to_num(got.astype(np.float64)), np.nan_to_num(want.astype(np.float64))
+    scale = np.max(np.abs(w), axis=-1, keepdims=True)
+    bound = rtol * scale + (np.spacing(np.abs(np.nan_to_num(want))).astype(np.float64) if want.dtype == np.float16
+                            else 0)
+    assert np.all(np.abs(g - w) <= bound), f"{where}: off by {np.max(np.abs(g - w) - bound):.3g} beyond the bound"
+
+
+def nan_patterns(rng, n):
+    """NaN runs across chunk boundaries: leading NaNs over several chunks, scattered NaNs, a long run, none."""
+    lead = np.arange(n) < n // 3
+    scattered = rng.random(n) < 0.3
+    run = (np.arange(n) > n // 4) & (np.arange(n) < 3 * n // 4)
+    return {"leading": lead, "scattered": scattered, "run": run, "none": np.zeros(n, dtype=bool)}
+
+
+@pytest.mark.parametrize("adjust, ignore_na", MODES, ids=MODE_IDS)
+def test_ewm_mean_matches_simdscan(adjust, ignore_na):
+    """1-D in chunks of 1, uneven with empty chunks, one chunk; 2-D along each axis (a line all NaN); 3-D; float64
+    within 1e-12 of the line's largest |mean|, float32 and float16 (computed in float32) within 1e-5, integers as
+    float64; every way of giving the decay."""
+    rng = np.random.default_rng(seed_of("dask ewm", adjust, ignore_na))
+    n = 29
+    step = 0
+    for chunks in (1, ((5, 0, 7, 1, 0, 16),), 29):
+        for pattern, missing in nan_patterns(rng, n).items():
+            for dtype in ("float64", "float32", "float16", "int32"):
+                decay = DECAYS[step % len(DECAYS)]
+                step += 1
+                values = rng.normal(size=n) + 2
+                data = values.astype(dtype) if dtype.startswith("int") else np.where(missing, np.nan, values)
+                data = data.astype(dtype)
+                kw = dict(adjust=adjust, ignore_na=ignore_na, **decay)
+                want = simdscan.ewm_mean(data, **kw)
+                got = computed(sdask.ewm_mean(da.from_array(data, chunks=chunks), **kw))
+                rtol = 1e-12 if want.dtype == np.float64 else 1e-5
+                check_close(got, want, rtol, f"ewm_mean({dtype}, chunks {chunks}, NaN {pattern}, {kw})")
+    grid = rng.normal(size=(5, 12))
+    grid[rng.random((5, 12)) < 0.3] = np.nan
+    grid[2] = np.nan
+    cube = np.where(rng.random((3, 4, 10)) < 0.3, np.nan, rng.normal(size=(3, 4, 10)))
+    for data, chunks, axes in ((grid, ((2, 0, 3), (5, 1, 6)), (0, 1, -1)), (cube, (2, 3, (3, 0, 7)), (0, 1, 2))):
+        for axis in axes:
+            kw = dict(adjust=adjust, ignore_na=ignore_na, alpha=0.4)
+            want = simdscan.ewm_mean(data, axis, **kw)
+            got = computed(sdask.ewm_mean(da.from_array(data, chunks=chunks), axis, **kw))
+            check_close(np.moveaxis(got, axis, -1), np.moveaxis(want, axis, -1), 1e-12,
+                        f"ewm_mean(shape {data.shape}, axis {axis}, {kw})")
+
+
+def test_ewm_mean_long_line_against_pandas():
+    """A long line in 30 uneven chunks, NaN runs across their boundaries: within 1e-12 of pandas in every mode."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(seed_of("dask ewm pandas"))
+    n = 3000
+    data = rng.normal(size=n) + 5
+    data[rng.random(n) < 0.2] = np.nan
+    data[:150] = np.nan
+    data[1000:1400] = np.nan
+    cuts = np.sort(rng.choice(np.arange(1, n), 29, replace=False))
+    x = da.from_array(data, chunks=(tuple(int(c) for c in np.diff(np.r_[0, cuts, n])),))
+    for adjust, ignore_na in MODES:
+        want = pd.Series(data).ewm(halflife=40.0, adjust=adjust, ignore_na=ignore_na).mean().to_numpy()
+        got = computed(sdask.ewm_mean(x, halflife=40.0, adjust=adjust, ignore_na=ignore_na))
+        check_close(got, want, 1e-12, f"adjust={adjust} ignore_na={ignore_na}")
+
+
+# --------------------------------------------------------------------------
+# the NumPy-level functions hand Dask arrays over
+# --------------------------------------------------------------------------
+def test_numpy_level_functions_hand_dask_arrays_over():
+    """simdscan.linear_recurrence with a Dask ``a``, and discounted_cumsum and ewm_mean of a Dask array, return lazy
+    results (``out=``: TypeError)."""
+    b = np.arange(1.0, 9.0)
+    a = np.full(8, 0.5)
+    x = da.from_array(b, chunks=3)
+    lazy = simdscan.linear_recurrence(da.from_array(a, chunks=3), x, initial=1.0)
+    assert isinstance(lazy, da.Array)
+    check_equal(computed(lazy), simdscan.linear_recurrence(a, b, initial=1.0), "linear_recurrence")
+    lazy = simdscan.discounted_cumsum(x, 0.5, reset=b > 4)
+    assert isinstance(lazy, da.Array)
+    check_equal(computed(lazy), simdscan.discounted_cumsum(b, 0.5, reset=b > 4), "discounted_cumsum")
+    lazy = simdscan.ewm_mean(x, span=3.0)
+    assert isinstance(lazy, da.Array)
+    check_close(computed(lazy), simdscan.ewm_mean(b, span=3.0), 1e-12, "ewm_mean")
+    with pytest.raises(TypeError, match="out="):
+        simdscan.ewm_mean(x, span=3.0, out=np.empty(8))
+
+
+# --------------------------------------------------------------------------
+# laziness
+# --------------------------------------------------------------------------
+def test_lazy_nothing_computed_until_asked():
+    """Building the graphs computes no task, nor any chunk of the data, of a Dask ``a``, ``initial`` or reset (a float
+    one's values are checked as it is computed); computing one computes each chunk of the data once."""
+    calls = []
+
+    def produce(block, block_info=None):
+        calls.append(block_info[None]["chunk-location"])
+        return block
+
+    b = np.arange(1.0, 61.0).reshape(6, 10) / 8
+    reset = np.zeros((6, 10))
+    reset[::2, 1::3] = 1
+    x = da.from_array(b, chunks=(2, 3)).map_blocks(produce, dtype=b.dtype)
+    a = da.from_array(np.full((6, 10), 0.5), chunks=(3, 4)).map_blocks(produce, dtype=b.dtype)
+    initial = da.from_array(np.ones(6), chunks=4).map_blocks(produce, dtype=b.dtype)
+    lazy_reset = da.from_array(reset, chunks=(4, 5)).map_blocks(produce, dtype=reset.dtype)
+    with TaskCounter() as counter:
+        results = [sdask.linear_recurrence(a, x, 1, direction=d, exclusive=True, initial=initial, reset=lazy_reset)
+                   for d in DIRECTIONS]
+        results += [sdask.linear_recurrence(0.5, x, axis, initial=1.0, reset=reset) for axis in (0, 1)]
+        results += [sdask.discounted_cumsum(x, a, 0, reset=lazy_reset), sdask.discounted_cumsum(x, 0.9)]
+        results += [sdask.ewm_mean(x, axis, alpha=0.5, adjust=adjust, ignore_na=ignore_na)
+                    for axis in (0, 1) for adjust, ignore_na in MODES]
+        results.append(simdscan.ewm_mean(x, span=4.0))
+        assert counter.tasks == 0
+    assert calls == []
+    got = results[2].compute(scheduler="sync")  # a scalar a, a NumPy reset: the data's 12 chunks, each once
+    assert len(calls) == 12
+    np.testing.assert_array_equal(got, simdscan.linear_recurrence(0.5, b, 0, initial=1.0, reset=reset))
+
+
+# --------------------------------------------------------------------------
+# errors: the NumPy level's, while the graph is built (a Dask reset's values: when it is computed)
+# --------------------------------------------------------------------------
+def same_error(function, args, kw, lazy_args=None, lazy_kw=None):
+    """``function`` raises the same exception, with the same message, on the Dask operands (``lazy_args``,
+    ``lazy_kw``: Dask stand-ins, default the NumPy ones with the first wrapped) as simdscan's on the NumPy ones."""
+    with pytest.raises(Exception) as eager:
+        getattr(simdscan, function)(*args, **kw)
+    if lazy_args is None:
+        position = 1 if function == "linear_recurrence" else 0
+        lazy_args = list(args)
+        lazy_args[position] = da.from_array(np.asarray(args[position]), chunks=2)
+    with pytest.raises(eager.type) as lazy:
+        getattr(sdask, function)(*lazy_args, **(kw if lazy_kw is None else lazy_kw))
+    assert str(lazy.value) == str(eager.value), (function, kw)
+    return lazy.value
+
+
+def test_linear_recurrence_errors_match_simdscan():
+    b = np.ones((3, 4))
+    a = np.full((3, 4), 0.5)
+    wrap = lambda v: da.from_array(np.asarray(v), chunks=2)  # noqa: E731
+    assert isinstance(same_error("linear_recurrence", (0.5, b.astype("U1")), {}), TypeError)
+    assert isinstance(same_error("linear_recurrence", (np.array(["x"]), b), {}), TypeError)
+    assert isinstance(same_error("linear_recurrence", (a.astype(np.longdouble), b), {}), TypeError)
+    assert isinstance(same_error("linear_recurrence", (0.5, b), {"dtype": np.int32}), TypeError)
+    assert isinstance(same_error("linear_recurrence", (0.5, b), {"initial": np.array(["x"])}), TypeError)
+    assert isinstance(same_error("linear_recurrence", (0.5, b), {"direction": "up"}), ValueError)
+    assert isinstance(same_error("linear_recurrence", (0.5, b), {"direction": 1}), TypeError)
+    assert isinstance(same_error("linear_recurrence", (0.5, b, 2), {}), np.exceptions.AxisError)
+    for shape in ((4, 4), (3, 1, 4), (2,)):
+        args = (np.full(shape, 0.5), b)
+        assert isinstance(same_error("linear_recurrence", args, {}), ValueError)
+        assert isinstance(same_error("linear_recurrence", args, {}, [wrap(args[0]), wrap(b)]), ValueError)
+    for shape in ((4,), (2, 3), (3, 1, 1)):
+        initial = np.zeros(shape)
+        assert isinstance(same_error("linear_recurrence", (0.5, b), {"initial": initial}), ValueError)
+        assert isinstance(same_error("linear_recurrence", (0.5, b), {"initial": initial}, None,
+                                     {"initial": wrap(initial)}), ValueError)
+    for reset in ([[0, 2, 0, 0]], np.array([0.0, 0.5, 1.0, 1.0]), [0, 1, np.nan, 0], np.zeros((2, 4)),
+                  np.zeros((3, 4), dtype=np.complex64)):
+        error = same_error("linear_recurrence", (0.5, b), {"reset": reset})
+        assert isinstance(error, TypeError if np.asarray(reset).dtype.kind == "c" else ValueError)
+    # a Dask reset's shape and dtype at once; its values as it is computed
+    for reset in (np.zeros((2, 4)), np.zeros((3, 4), dtype=np.complex64)):
+        same_error("linear_recurrence", (0.5, b), {"reset": reset}, None, {"reset": wrap(reset)})
+    for bad in (2.0, np.nan, -1.0):
+        reset = np.zeros((3, 4))
+        reset[1, 2] = bad
+        lazy = sdask.linear_recurrence(0.5, da.from_array(b, chunks=2), reset=wrap(reset))
+        with pytest.raises(ValueError, match="reset holds values other than 0 and 1"):
+            computed(lazy)
+    # the first error of several is the NumPy level's: the dtype before the axis, the axis before the shapes
+    assert isinstance(same_error("linear_recurrence", (np.array(["x"]), b, 5), {}), TypeError)
+    assert isinstance(same_error("linear_recurrence", (np.ones(7), b, 5), {}), np.exceptions.AxisError)
+    assert isinstance(same_error("linear_recurrence", (np.ones(7), b), {"initial": np.ones(5)}), ValueError)
+    with pytest.raises(ValueError, match="compute_chunk_sizes"):
+        values = da.from_array(np.arange(10.0), chunks=3)
+        sdask.linear_recurrence(0.5, values[values > 4])
+
+
+def test_discounted_cumsum_and_ewm_errors_match_simdscan():
+    x = np.ones(6)
+    assert isinstance(same_error("discounted_cumsum", (x, np.ones(4)), {}), ValueError)
+    assert isinstance(same_error("discounted_cumsum", (x, 0.5), {"reset": [0, 3, 0, 0, 0, 0]}), ValueError)
+    assert isinstance(same_error("discounted_cumsum", (x, 0.5, 1), {}), np.exceptions.AxisError)
+    for kw in ({}, {"com": 1.0, "span": 2.0}, {"com": -1.0}, {"span": 0.5}, {"halflife": 0.0}, {"alpha": 0.0},
+               {"alpha": 1.5}):
+        assert isinstance(same_error("ewm_mean", (x,), kw), ValueError)
+    assert isinstance(same_error("ewm_mean", (x.astype(np.complex128),), {"alpha": 0.5}), TypeError)
+    assert isinstance(same_error("ewm_mean", (x.astype("U1"),), {"alpha": 0.5}), TypeError)
+    assert isinstance(same_error("ewm_mean", (x, 1), {"alpha": 0.5}), np.exceptions.AxisError)
+    # the decay is checked before the data, as in the NumPy level
+    assert isinstance(same_error("ewm_mean", (x.astype(np.complex128),), {"alpha": 2.0}), ValueError)
