@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "groups.hpp"
@@ -282,15 +283,58 @@ struct RecurrencePair {
     bool zero_a;
 };
 
+// What a call of RecurrenceKernels::span writes (run-time choices: compiled in, each would double the kernels).
+struct RecurrenceModes {
+    bool writes;
+    bool exclusive;
+};
+
+// The two chains a recurrence span's walk keeps: the outputs' states from the state before the span (`y`), and the
+// span's own composition from 0 (`z`, with the product of its a's), for its pair.
+template <class T>
+struct RecurrenceChains {
+    T y;
+    T z;
+    T product;       // of the a's walked since the last segment start
+    bool restarted;  // a segment began
+    bool zero_a;     // an a walked since the last segment start is 0
+};
+
+// n elements of a recurrence span one at a time, from walk position `from` on (from the span's end where reverse):
+// the kernels' tails and vectors with a segment's start. Scalar code, the same in every tier: compiled once, with
+// the core (recurrence.cpp), for float, double and their complex types.
+template <class T>
+void recur_elements(const RecurrenceSpan<T>& span, std::ptrdiff_t from, std::ptrdiff_t n, RecurrenceChains<T>& at,
+                    RecurrenceModes modes, bool reverse);
+
+// The running state of an exponentially weighted mean (RecurrenceKernels::weighted_mean): the weighted sums of the
+// values and of their weights, or, while the weights' sum is below few_weights (before the line's first value, or
+// after a long run of NaN that aged both sums towards the subnormal range, where their quotient loses its digits),
+// the mean itself (NaN before the first value).
+template <class T>
+struct WeightedMeanState {
+    static constexpr T few_weights = std::is_same<T, float>::value ? T(0x1p-16) : T(0x1p-32);
+    T totals = T(0);
+    T weights = T(0);
+    bool few = true;
+    T mean = std::numeric_limits<T>::quiet_NaN();
+};
+
+// weighted_mean element by element from `from` (count of them): as pandas updates its mean where the weights are
+// few (the mean moved towards each value by its share of the weights), else the two sums. Compiled with the core
+// (recurrence.cpp), for float and double.
+template <class T>
+void weighted_mean_elements(const T* x, T* out, std::ptrdiff_t from, std::ptrdiff_t count, T decay, bool ignore_na,
+                            WeightedMeanState<T>& at);
+
 // A first-order linear recurrence's kernels for elements of type T.
 template <class T>
 struct RecurrenceKernels {
-    // Walks a span in memory order, or from its end [reverse]. Where `writes`, from `state`: into out the state
-    // after each element, or before it where exclusive. Where `totals`, returns the span's composed pair: its b is
-    // the last state from 0, computed a vector at a time beside the outputs with the same steps, so that a span's
-    // outputs and its pair do not depend on which of the two calls (or both together) computed them.
-    using span_fn = RecurrencePair<T> (*)(const RecurrenceSpan<T>& span, T state, bool writes, bool totals,
-                                          bool exclusive);
+    // Walks a span in memory order, or from its end [reverse], and returns its composed pair (its b the last state
+    // from 0, computed a vector at a time beside the outputs with the same steps, so that neither depends on whether
+    // the call writes). Where `writes`, from `state`: into out the state after each element, or before it where
+    // exclusive.
+    using span_fn = RecurrencePair<T> (*)(const RecurrenceSpan<T>& span, T state, bool writes, bool exclusive);
     // pandas' exponentially weighted mean (adjust=True) of a line of n contiguous elements, in memory order: each
     // output the mean of the values so far, each weighted by decay to the power of its age; NaN is no value (NaN
     // until the first), and ages the others unless ignore_na. out may be x. Real types only.

@@ -16,6 +16,70 @@
 #include "scan.hpp"
 
 namespace simdscan {
+namespace detail {
+
+template <class T>
+void recur_elements(const RecurrenceSpan<T>& span, std::ptrdiff_t from, std::ptrdiff_t n, RecurrenceChains<T>& at,
+                    RecurrenceModes modes, bool reverse) {
+    for (std::ptrdiff_t k = from; k < from + n; ++k) {
+        const std::ptrdiff_t i = reverse ? span.n - 1 - k : k;
+        const T a = span.a != nullptr ? span.a[i] : span.a_value;
+        if (span.starts != nullptr && i < span.readable && span.starts[i] != 0) {
+            at = RecurrenceChains<T>{span.initial, span.initial, T(1), true, false};
+        }
+        if (modes.writes) {
+            const T next = a * at.y + span.b[i];
+            span.out[i] = modes.exclusive ? at.y : next;
+            at.y = next;
+        }
+        at.z = a * at.z + span.b[i];
+        at.product = at.product * a;
+        at.zero_a = at.zero_a || a == T(0);
+    }
+}
+template void recur_elements(const RecurrenceSpan<float>&, std::ptrdiff_t, std::ptrdiff_t, RecurrenceChains<float>&,
+                             RecurrenceModes, bool);
+template void recur_elements(const RecurrenceSpan<double>&, std::ptrdiff_t, std::ptrdiff_t, RecurrenceChains<double>&,
+                             RecurrenceModes, bool);
+template void recur_elements(const RecurrenceSpan<std::complex<float>>&, std::ptrdiff_t, std::ptrdiff_t,
+                             RecurrenceChains<std::complex<float>>&, RecurrenceModes, bool);
+template void recur_elements(const RecurrenceSpan<std::complex<double>>&, std::ptrdiff_t, std::ptrdiff_t,
+                             RecurrenceChains<std::complex<double>>&, RecurrenceModes, bool);
+
+template <class T>
+void weighted_mean_elements(const T* x, T* out, std::ptrdiff_t from, std::ptrdiff_t count, T decay, bool ignore_na,
+                            WeightedMeanState<T>& at) {
+    for (std::ptrdiff_t i = from; i < from + count; ++i) {
+        const bool seen = x[i] == x[i];
+        const T age = seen || !ignore_na ? decay : T(1);
+        const T aged = age * at.weights + (seen ? T(1) : T(0));
+        if (!at.few && aged < at.few_weights) {
+            at.few = true;
+            at.mean = at.totals / at.weights;
+        }
+        at.weights = aged;
+        if (at.few) {
+            const T gain = seen ? T(1) / at.weights : T(0);
+            // (A gain of 1: no weight left before this value, the mean NaN before the first.)
+            at.mean = gain == T(1) ? x[i] : (T(1) - gain) * at.mean + gain * (seen ? x[i] : T(0));
+            out[i] = at.mean;
+            if (at.weights >= at.few_weights) {
+                at.few = false;
+                at.totals = at.mean * at.weights;
+            }
+        } else {
+            at.totals = age * at.totals + (seen ? x[i] : T(0));
+            out[i] = at.totals / at.weights;
+        }
+    }
+}
+template void weighted_mean_elements(const float*, float*, std::ptrdiff_t, std::ptrdiff_t, float, bool,
+                                     WeightedMeanState<float>&);
+template void weighted_mean_elements(const double*, double*, std::ptrdiff_t, std::ptrdiff_t, double, bool,
+                                     WeightedMeanState<double>&);
+
+}  // namespace detail
+
 namespace {
 
 // Elements per chunk: 256 KiB of float64 (detail::chunk_elements), whatever the type, so that a line's chunks are
@@ -30,8 +94,8 @@ public:
 
     std::ptrdiff_t chunks() const { return (desc_.n + chunk - 1) / chunk; }
 
-    // Chunk k in walk order: computes its outputs from `state` where `writes`, and returns its pair where `totals`.
-    detail::RecurrencePair<T> run(std::ptrdiff_t k, T state, bool writes, bool totals) const {
+    // Chunk k in walk order: computes its outputs from `state` where `writes`, and returns its pair.
+    detail::RecurrencePair<T> run(std::ptrdiff_t k, T state, bool writes) const {
         const std::ptrdiff_t n = desc_.n;
         const std::ptrdiff_t first = reverse() ? std::max<std::ptrdiff_t>(0, n - (k + 1) * chunk) : k * chunk;
         const std::ptrdiff_t count = std::min(chunk, n - k * chunk);
@@ -49,7 +113,7 @@ public:
                                              reset == nullptr ? nullptr : reset + at + shift,
                                              std::min(count, n - shift - first),
                                              initial()};
-        return kernel_(span, state, writes, totals, desc_.exclusive);
+        return kernel_(span, state, writes, desc_.exclusive);
     }
 
     T initial() const { return static_cast<const T*>(desc_.initial)[l_]; }
@@ -89,8 +153,8 @@ void recur_lines(const LinearRecurrenceDesc& desc) {
             for (std::ptrdiff_t l = begin; l < end; ++l) {
                 const Line<T> line(desc, l);
                 T state = line.initial();
-                for (std::ptrdiff_t k = 0, last = line.chunks() - 1; k <= last; ++k) {
-                    state = after(line.run(k, state, true, k < last), state);
+                for (std::ptrdiff_t k = 0; k < line.chunks(); ++k) {
+                    state = after(line.run(k, state, true), state);
                 }
             }
         });
@@ -103,7 +167,7 @@ void recur_lines(const LinearRecurrenceDesc& desc) {
         std::vector<detail::RecurrencePair<T>> pairs(std::size_t(count - 1));
         detail::parallel_ranges(count - 1, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
             for (std::ptrdiff_t k = begin; k < end; ++k) {
-                pairs[std::size_t(k)] = line.run(k, T(), false, true);
+                pairs[std::size_t(k)] = line.run(k, T(), false);
             }
         });
         std::vector<T> states(static_cast<std::size_t>(count));
@@ -113,7 +177,7 @@ void recur_lines(const LinearRecurrenceDesc& desc) {
         }
         detail::parallel_ranges(count, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
             for (std::ptrdiff_t k = begin; k < end; ++k) {
-                line.run(k, states[std::size_t(k)], true, false);
+                line.run(k, states[std::size_t(k)], true);
             }
         });
     }

@@ -19,48 +19,6 @@ namespace simdscan {
 namespace detail {
 namespace SIMDSCAN_TIER {
 
-// What a call of RecurrenceKernels::span computes (run-time choices: compiled in, each would double the kernels).
-struct RecurrenceModes {
-    bool writes;
-    bool totals;
-    bool exclusive;
-};
-
-// The two chains a span's walk keeps: the outputs' states from the state before the span (`y`), and the span's own
-// composition from 0 (`z`, with the product of its a's), for its pair.
-template <class T>
-struct RecurrenceChains {
-    T y;
-    T z;
-    T product;       // of the a's walked so far (since the last segment start)
-    bool restarted;  // a segment began
-    bool zero_a;     // an a walked since the last segment start is 0
-};
-
-// n elements of a span one at a time, from walk position `from` on: the vector loops' tails and vectors with a
-// segment's start, and the whole span where the type has no vectors.
-template <class T, bool Reverse>
-void recur_one_by_one(const RecurrenceSpan<T>& span, std::ptrdiff_t from, std::ptrdiff_t n, RecurrenceChains<T>& at,
-                      const RecurrenceModes& modes) {
-    for (std::ptrdiff_t k = from; k < from + n; ++k) {
-        const std::ptrdiff_t i = Reverse ? span.n - 1 - k : k;
-        const T a = span.a != nullptr ? span.a[i] : span.a_value;
-        if (span.starts != nullptr && i < span.readable && span.starts[i] != 0) {
-            at = RecurrenceChains<T>{span.initial, span.initial, T(1), true, false};
-        }
-        if (modes.writes) {
-            const T next = a * at.y + span.b[i];
-            span.out[i] = modes.exclusive ? at.y : next;
-            at.y = next;
-        }
-        if (modes.totals) {
-            at.z = a * at.z + span.b[i];
-            at.product = at.product * a;
-            at.zero_a = at.zero_a || a == T(0);
-        }
-    }
-}
-
 // The pairs of a vector composed with their predecessors in the walk, lane by lane: on return, lane j holds the
 // composition of lanes 0..j (j..L-1 where Reverse), as (products of a, states from 0): a scan within the register in
 // log2(L) steps of lanes K apart. Where `powers` is set (a scalar a), the products are its powers and only b moves.
@@ -122,9 +80,8 @@ T power_of(T a, std::ptrdiff_t n) {
 // (compose_lanes), each put behind the state before it (a multiply-add per chain); vectors where a segment begins,
 // and the rest, one element at a time.
 template <class A, class T, bool Reverse>
-SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T state, bool writes, bool totals,
-                                              bool exclusive) {
-    const RecurrenceModes modes{writes, totals, exclusive};
+SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T state, bool writes, bool exclusive) {
+    const RecurrenceModes modes{writes, exclusive};
     // A copy: the vector stores may alias the caller's struct, whose fields would be loaded again each vector.
     const RecurrenceSpan<T> span = given;
     RecurrenceChains<T> at{state, T(0), T(1), false, false};
@@ -149,12 +106,13 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
         const B walked_powers = B::load_aligned(lane_powers);
         B y(at.y), z(T(0)), product(T(1));
         auto zeros = B(T(1)) == B(T(0));
+        const auto exclusive_lanes = B(T(exclusive ? 1 : 0)) == B(T(1));
         for (; done + lanes <= span.n; done += lanes) {
             const std::ptrdiff_t i = Reverse ? span.n - lanes - done : done;
             if (starts_within<T, Reverse>(span, done, lanes)) {
                 RecurrenceChains<T> one{first_lane(y), first_lane(z), first_lane(product), at.restarted,
                                         at.zero_a || xsimd::any(zeros)};
-                recur_one_by_one<T, Reverse>(span, done, lanes, one, modes);
+                recur_elements(span, done, lanes, one, modes, Reverse);
                 y = B(one.y), z = B(one.z), product = B(one.product);
                 at.restarted = one.restarted;
                 at.zero_a = one.zero_a;
@@ -162,7 +120,7 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
                 continue;
             }
             B xa = scalar_a ? B(T(0)) : B::load_unaligned(span.a + i);
-            if (totals && !scalar_a) {
+            if (!scalar_a) {
                 zeros = zeros | (xa == B(T(0)));
             }
             B xb = B::load_unaligned(span.b + i);
@@ -170,14 +128,13 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
             const B multiplier = scalar_a ? walked_powers : xa;
             if (writes) {
                 const B next = L::multiply_add(multiplier, y, xb);
-                if (exclusive) {
-                    (Reverse ? L::template down<1>(next, y) : L::template up<1>(next, y)).store_unaligned(span.out + i);
-                } else {
-                    next.store_unaligned(span.out + i);
-                }
+                // The state before each element, chosen by a mask, not a branch: the compiler would copy the loop
+                // for each value of a flag it tests.
+                const B before = Reverse ? L::template down<1>(next, y) : L::template up<1>(next, y);
+                xsimd::select(exclusive_lanes, before, next).store_unaligned(span.out + i);
                 y = Reverse ? L::broadcast_first(next) : L::broadcast_last(next);
             }
-            if (totals) {
+            {
                 const B next = L::multiply_add(multiplier, z, xb);
                 z = Reverse ? L::broadcast_first(next) : L::broadcast_last(next);
                 if (!scalar_a) {
@@ -187,52 +144,21 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
         }
         at = RecurrenceChains<T>{first_lane(y), first_lane(z), first_lane(product), at.restarted,
                                  at.zero_a || xsimd::any(zeros)};
-        if (scalar_a && totals) {
+        if (scalar_a) {
             // The vectors' a's (read only where no segment began, so no vector went one element at a time).
             at.product = at.product * power_of(span.a_value, done);
         }
     }
-    recur_one_by_one<T, Reverse>(span, done, span.n - done, at, modes);
+    recur_elements(span, done, span.n - done, at, modes, Reverse);
     return RecurrencePair<T>{at.product, at.z, at.restarted, at.zero_a || (scalar_a && span.a_value == T(0))};
 }
 
 // RecurrenceKernels::weighted_mean: the weighted sums of the values and of their weights as two recurrences of one
-// a (decay, or 1 at a NaN where ignore_na), composed in registers a vector at a time, and their quotient. Where the
-// weights' sum is below few_weights (before the line's first value, or after a long run of NaN that aged both sums
-// towards the subnormal range, where their quotient loses its digits), a vector goes element by element as pandas
-// updates its mean instead: the mean itself, moved towards each value by its share of the weights.
+// a (decay, or 1 at a NaN where ignore_na), composed in registers a vector at a time, and their quotient; where the
+// weights are few (WeightedMeanState), element by element.
 template <class A, class T>
 SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T decay, bool ignore_na) {
-    constexpr T few_weights = std::is_same<T, float>::value ? T(0x1p-16) : T(0x1p-32);
-    T totals(0), weights(0);
-    // While the weights' sum is below few_weights, the state is the mean itself (NaN before the first value).
-    bool few = true;
-    T mean = std::numeric_limits<T>::quiet_NaN();
-    const auto one_by_one = [&](std::ptrdiff_t from, std::ptrdiff_t count) {
-        for (std::ptrdiff_t i = from; i < from + count; ++i) {
-            const bool seen = x[i] == x[i];
-            const T age = seen || !ignore_na ? decay : T(1);
-            const T aged = age * weights + (seen ? T(1) : T(0));
-            if (!few && aged < few_weights) {
-                few = true;
-                mean = totals / weights;
-            }
-            weights = aged;
-            if (few) {
-                const T gain = seen ? T(1) / weights : T(0);
-                // (A gain of 1: no weight left before this value, the mean NaN before the first.)
-                mean = gain == T(1) ? x[i] : (T(1) - gain) * mean + gain * (seen ? x[i] : T(0));
-                out[i] = mean;
-                if (weights >= few_weights) {
-                    few = false;
-                    totals = mean * weights;
-                }
-            } else {
-                totals = age * totals + (seen ? x[i] : T(0));
-                out[i] = totals / weights;
-            }
-        }
-    };
+    WeightedMeanState<T> at;
     std::ptrdiff_t done = 0;
     if constexpr (is_vectorized<A, T>()) {
         using B = xsimd::batch<T, A>;
@@ -253,39 +179,38 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
         const B zero(T(0)), one(T(1));
         // A decay so small that a vector's weights could leave the normal range from few_weights (alpha near 1):
         // element by element throughout.
-        const bool whole_vectors = lane_powers[lanes - 1] * few_weights >= std::numeric_limits<T>::min();
+        const bool whole_vectors = lane_powers[lanes - 1] * at.few_weights >= std::numeric_limits<T>::min();
         for (; whole_vectors && done + lanes <= n; done += lanes) {
-            if (few) {
-                one_by_one(done, lanes);
+            if (at.few) {
+                weighted_mean_elements(x, out, done, lanes, decay, ignore_na, at);
                 continue;
             }
             const B values = B::load_unaligned(x + done);
             const auto seen = values == values;
             B value_sums = xsimd::select(seen, values, zero);
             B weight_sums = xsimd::select(seen, one, zero);
-            B multiplier = walked_powers;
-            if (ignore_na) {
-                B value_ages = xsimd::select(seen, B(decay), one);
-                B weight_ages = value_ages;
-                compose_lanes<A, false>(value_ages, value_sums, static_cast<const B*>(nullptr));
+            B ages = walked_powers;
+            if (ignore_na) {  // a NaN leaves the sums' ages
+                ages = xsimd::select(seen, B(decay), one);
+                B weight_ages = ages;
+                compose_lanes<A, false>(ages, value_sums, static_cast<const B*>(nullptr));
                 compose_lanes<A, false>(weight_ages, weight_sums, static_cast<const B*>(nullptr));
-                multiplier = value_ages;
             } else {
-                compose_lanes<A, false>(multiplier, value_sums, powers);
-                compose_lanes<A, false>(multiplier, weight_sums, powers);
+                compose_lanes<A, false>(ages, value_sums, powers);
+                compose_lanes<A, false>(ages, weight_sums, powers);
             }
-            const B next_sum = L::multiply_add(multiplier, B(totals), value_sums);
-            const B next_weight = L::multiply_add(multiplier, B(weights), weight_sums);
+            const B next_sum = L::multiply_add(ages, B(at.totals), value_sums);
+            const B next_weight = L::multiply_add(ages, B(at.weights), weight_sums);
             (next_sum / next_weight).store_unaligned(out + done);
-            totals = first_lane(L::broadcast_last(next_sum));
-            weights = first_lane(L::broadcast_last(next_weight));
-            if (weights < few_weights) {
-                few = true;
-                mean = totals / weights;
+            at.totals = first_lane(L::broadcast_last(next_sum));
+            at.weights = first_lane(L::broadcast_last(next_weight));
+            if (at.weights < at.few_weights) {
+                at.few = true;
+                at.mean = at.totals / at.weights;
             }
         }
     }
-    one_by_one(done, n - done);
+    weighted_mean_elements(x, out, done, n - done, decay, ignore_na, at);
 }
 
 // Each element type's kernels; the complex types' (one by one in every tier) in the lowest tier only.
