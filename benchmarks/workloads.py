@@ -361,6 +361,8 @@ def pandas_scan_fn(pandas: Any, w: Workload, x: np.ndarray[Any, Any],
                    out: np.ndarray[Any, Any]) -> Callable[[], object]:
     """pandas as users write it, for the segmented and grouped rows and ffill (a groupby by segment number or label;
     Series.ffill), its result copied into ``out`` for the check (pandas returns a new Series)."""
+    if not (w.segments or w.labels or w.op in ("ffill", "ewm_mean")):
+        raise TypeError("pandas rows are the segmented and grouped scans, ffill and ewm_mean")
     series = pandas.Series(x, copy=False)
     labels = make_labels(w, x.shape)
     if w.segments:

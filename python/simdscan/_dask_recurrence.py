@@ -26,7 +26,7 @@ import simdscan
 
 from ._axes import is_decreasing, normalize_axis
 from ._dask_scan import _head, _reset_operand, _segments, _starts
-from ._recurrence import _alpha, _broadcast, _floating, _is_weak, _result_dtype, ewm_terms
+from ._recurrence import _alpha, _broadcast, _is_weak, _result_dtype, ewm_dtypes, ewm_terms
 from ._runtime import Direction, off_in_dask_workers
 
 
@@ -289,10 +289,7 @@ def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optio
     :func:`simdscan.dask.cummax`."""
     smoothing = _alpha(com, span, halflife, alpha)
     data = x if isinstance(x, da.Array) else da.asarray(x)
-    if data.dtype.kind == "c":
-        raise TypeError("ewm_mean takes real data, not complex")
-    rdt = _floating(data.dtype)
-    compute = np.dtype(np.float32) if rdt == np.float16 else rdt
+    rdt, compute = ewm_dtypes(data.dtype)
     if data.ndim == 0:
         data = data.reshape(1)
     along = normalize_axis(axis, data.ndim)

@@ -229,6 +229,15 @@ def _alpha(com: Optional[float], span: Optional[float], halflife: Optional[float
     return float(alpha)
 
 
+def ewm_dtypes(dtype: np.dtype) -> tuple[np.dtype, np.dtype]:
+    """ewm_mean's result dtype for data of ``dtype`` (its floating dtype; integers and bool as float64) and the dtype
+    it computes in (float32 for float16); TypeError for complex or non-numeric data."""
+    if dtype.kind == "c":
+        raise TypeError("ewm_mean takes real data, not complex")
+    result = _floating(dtype)
+    return result, np.dtype(np.float32) if result == np.float16 else result
+
+
 def ewm_terms(values: Any, along: int, smoothing: float, adjust: bool, ignore_na: bool, positions: Any,
               running_max: Callable[..., Any]) -> tuple[Any, ...]:
     """The recurrences of :func:`ewm_mean`, from ``values`` (in the compute dtype), for NumPy and Dask arrays alike
@@ -300,10 +309,7 @@ def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optio
     """
     smoothing = _alpha(com, span, halflife, alpha)
     data = np.asarray(x)
-    if data.dtype.kind == "c":
-        raise TypeError("ewm_mean takes real data, not complex")
-    result_dtype = _floating(data.dtype)
-    compute = np.dtype(np.float32) if result_dtype == np.float16 else result_dtype
+    result_dtype, compute = ewm_dtypes(data.dtype)
     if data.ndim == 0:
         data = data.reshape(1)
     along = normalize_axis(axis, data.ndim)
