@@ -39,8 +39,10 @@ def _result_dtype(operands: list[Any], dtype: Any) -> np.dtype:
         result = np.dtype(dtype)
         if result.kind not in "fc" or result.char in "gG":
             raise TypeError(f"dtype must be float16/32/64 or complex64/128, not {result}")
-        return result.newbyteorder("=")
-    return np.result_type(*(x if _is_weak(x) else _floating(np.asarray(x).dtype) for x in operands))
+        native: np.dtype = result.newbyteorder("=")
+        return native
+    promoted: np.dtype = np.result_type(*(x if _is_weak(x) else _floating(np.asarray(x).dtype) for x in operands))
+    return promoted
 
 
 def _lines_of(out: Optional[np.ndarray], along: int, compute: np.dtype) -> Optional[np.ndarray]:
