@@ -241,13 +241,13 @@ py::object cumulative(CumulativeOperator op, py::handle a, py::handle axis, py::
     // A segmented scan's flags and a grouped scan's labels (_segments.py made them bool and native int64 arrays of
     // a's shape): as a is flattened or widened from 0-d above, and apart from the output, which is written before they
     // are all read.
-    const auto element_operand = [&](py::handle given, const char* name, const py::dtype& dtype) -> py::object {
+    const auto element_operand = [&](py::handle given, const char* name, const py::dtype& type) -> py::object {
         if (given.is_none()) {
             return py::object();  // not a py::array: its default constructor allocates one
         }
         auto operand = py::reinterpret_borrow<py::array>(given);
-        if (!py::isinstance<py::array>(given) || !operand.dtype().equal(dtype) || operand.size() != array.size()) {
-            throw py::value_error(std::string(name) + " must be a " + dtype_name(dtype) +
+        if (!py::isinstance<py::array>(given) || !operand.dtype().equal(type) || operand.size() != array.size()) {
+            throw py::value_error(std::string(name) + " must be a " + dtype_name(type) +
                                   " array of the input's shape");
         }
         if (two_axes) {
