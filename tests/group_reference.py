@@ -26,8 +26,8 @@ from compare import mismatch_report
 from exact_sums import check_compensated
 from family_reference import (
     EXTREMA_OPS,
-    LOGCUMSUMEXP_RTOL,
     NAN_OPS,
+    check_logcumsumexp_values,
     expected_nan_scan,
     extremum_indices_fast,
 )
@@ -187,31 +187,6 @@ def _same_values(got, want, signs, where):
                                                                                           want))
 
 
-def _check_close_logcumsumexp(got, want, where):
-    """logcumsumexp's tolerance (test_logcumsumexp's): NaN and infinities where the reference has them, finite
-    outputs within LOGCUMSUMEXP_RTOL * (|ref| + 1), plus half a float16 ulp for float16."""
-    g = got.astype(np.longdouble)
-    problems = []
-    gnan, wnan = np.isnan(g), np.isnan(want)
-    if not np.array_equal(gnan, wnan):
-        problems.append("NaN positions differ:\n" + mismatch_report(np.nonzero(gnan != wnan), g, want))
-    winf = np.isinf(want)
-    bad_inf = (np.isinf(g) != winf) | (winf & (g != want))
-    if bad_inf.any():
-        problems.append("infinities differ:\n" + mismatch_report(np.nonzero(bad_inf), g, want))
-    rtol = LOGCUMSUMEXP_RTOL[native(got.dtype).name]
-    with np.errstate(all="ignore"):
-        tol = rtol * (np.abs(want) + 1)
-        if got.dtype == np.float16:
-            big = np.maximum(np.abs(g), np.abs(want)).astype(np.float16)
-            tol = tol + 0.5 * np.spacing(big).astype(np.longdouble)
-        bad = np.isfinite(want) & ~(np.abs(g - want) <= tol)
-    if bad.any():
-        problems.append(f"outside relative {rtol:g}:\n" + mismatch_report(np.nonzero(bad), g, want, tol))
-    if problems:
-        raise AssertionError(where + "\n" + "\n".join(problems))
-
-
 def _check_bounded(got, op, a, labels, axis, decreasing, exclusive, dtype, compensated, where):
     """Group by group, as 1-D arrays in the walk's order: complex sums and products within reference.py's rounding
     bounds, compensated sums within exact_sums' compensated bound (their input must be finite, but for nancumsum's
@@ -256,7 +231,7 @@ def check_grouped(got, op, a, labels, axis=None, decreasing=False, exclusive=Fal
     else:
         want = expected_grouped(op, a, labels, axis, decreasing, exclusive, dtype)
         if op == "logcumsumexp":
-            _check_close_logcumsumexp(values, want, where)
+            check_logcumsumexp_values(values, want, where)
         else:
             _same_values(values, want, arithmetic, where)
     if pair:
