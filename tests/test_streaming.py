@@ -168,3 +168,55 @@ def test_byteswapped_streamed_outputs(dtype, swapped_input, layout, offset):
             in_place = plain.copy()
             scan_into("cumsum", in_place, in_place, axis, decreasing, exclusive, False)
             assert_bit_identical(got.astype(dtype), in_place, where)
+
+
+# Linear recurrences this large stream their outputs as well, realigned in registers: the bits of the same recurrence
+# in place (not streamed), on one thread and on several (a long line's chunks in parallel), with segments that make
+# vectors go element by element between streamed ones.
+@pytest.mark.parametrize("offset", [0, 5])
+@pytest.mark.parametrize("layout", ["line", "rows"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_streamed_recurrences(dtype, layout, offset):
+    b, axis = streamed_input(layout, dtype, "cumsum")
+    rng = np.random.default_rng(seed_of("streamed recurrences", layout, dtype))
+    coefficients = rng.uniform(-1, 1, b.shape).astype(dtype)
+    reset = rng.random(b.shape) < 1e-4
+    for threads in (1, 4):
+        simdscan.set_num_threads(threads)
+        for a, decreasing, exclusive in ((coefficients, False, False), (0.999, True, True)):
+            where = f"{dtype} {layout} out+{offset} threads={threads} a={np.shape(a)} dec={decreasing}"
+            direction = "decreasing" if decreasing else "increasing"
+            buffer = np.full(b.size + offset + 64, 7, dtype=dtype)
+            out = buffer[offset : offset + b.size].reshape(b.shape)
+            got = simdscan.linear_recurrence(a, b, axis, direction=direction, exclusive=exclusive, reset=reset,
+                                             out=out)
+            assert got is out, where
+            assert (buffer[:offset] == 7).all() and (buffer[offset + b.size :] == 7).all(), f"{where}: wrote outside"
+            in_place = b.copy()
+            simdscan.linear_recurrence(a, in_place, axis, direction=direction, exclusive=exclusive, reset=reset,
+                                       out=in_place)
+            assert_bit_identical(got, in_place, where)
+
+
+# Exponentially weighted means this large stream theirs too: the bits of the same mean in place, with runs of NaN
+# long enough (ignore_na=False) to make vectors go element by element between streamed ones.
+@pytest.mark.parametrize("offset", [0, 5])
+@pytest.mark.parametrize("layout", ["line", "rows"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_streamed_weighted_means(dtype, layout, offset):
+    x, axis = streamed_input(layout, dtype, "cumsum")
+    gaps = np.random.default_rng(seed_of("streamed means", layout, dtype)).integers(0, x.size, 40)
+    for run in (40, 3000):
+        x.reshape(-1)[(gaps[:, None] + np.arange(run)) % x.size] = np.nan
+    for threads in (1, 3):
+        simdscan.set_num_threads(threads)
+        for ignore_na in (False, True):
+            where = f"{dtype} {layout} out+{offset} threads={threads} ignore_na={ignore_na}"
+            buffer = np.full(x.size + offset + 64, 7, dtype=dtype)
+            out = buffer[offset : offset + x.size].reshape(x.shape)
+            got = simdscan.ewm_mean(x, axis, alpha=0.01, ignore_na=ignore_na, out=out)
+            assert got is out, where
+            assert (buffer[:offset] == 7).all() and (buffer[offset + x.size :] == 7).all(), f"{where}: wrote outside"
+            in_place = x.copy()
+            simdscan.ewm_mean(in_place, axis, alpha=0.01, ignore_na=ignore_na, out=in_place)
+            assert_bit_identical(got, in_place, where)

@@ -283,10 +283,12 @@ struct RecurrencePair {
     bool zero_a;
 };
 
-// What a call of RecurrenceKernels::span writes (run-time choices: compiled in, each would double the kernels).
+// What a call of RecurrenceKernels::span writes, and how (run-time choices: compiled in, each would double the
+// kernels).
 struct RecurrenceModes {
     bool writes;
     bool exclusive;
+    bool streams;  // the outputs' vectors past the caches, where the ISA streams (out aligned to its element)
 };
 
 // The two chains a recurrence span's walk keeps: the outputs' states from the state before the span (`y`), and the
@@ -332,13 +334,14 @@ template <class T>
 struct RecurrenceKernels {
     // Walks a span in memory order, or from its end [reverse], and returns its composed pair (its b the last state
     // from 0, computed a vector at a time beside the outputs with the same steps, so that neither depends on whether
-    // the call writes). Where `writes`, from `state`: into out the state after each element, or before it where
-    // exclusive.
-    using span_fn = RecurrencePair<T> (*)(const RecurrenceSpan<T>& span, T state, bool writes, bool exclusive);
+    // the call writes). Where modes.writes, from `state`: into out the state after each element, or before it where
+    // modes.exclusive.
+    using span_fn = RecurrencePair<T> (*)(const RecurrenceSpan<T>& span, T state, RecurrenceModes modes);
     // pandas' exponentially weighted mean (adjust=True) of a line of n contiguous elements, in memory order: each
     // output the mean of the values so far, each weighted by decay to the power of its age; NaN is no value (NaN
-    // until the first), and ages the others unless ignore_na. out may be x. Real types only.
-    using weighted_mean_fn = void (*)(const T* x, T* out, std::ptrdiff_t n, T decay, bool ignore_na);
+    // until the first), and ages the others unless ignore_na. out may be x. Real types only. `streams`: as
+    // RecurrenceModes'.
+    using weighted_mean_fn = void (*)(const T* x, T* out, std::ptrdiff_t n, T decay, bool ignore_na, bool streams);
     span_fn span[2];  // [reverse]
     weighted_mean_fn weighted_mean;
 };

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "dispatch.hpp"
 #include "kernels.hpp"
 #include "parallel.hpp"
+#include "plan.hpp"
 #include "scan.hpp"
 
 namespace simdscan {
@@ -27,12 +30,13 @@ void recur_elements(const RecurrenceSpan<T>& span, std::ptrdiff_t from, std::ptr
         if (span.starts != nullptr && i < span.readable && span.starts[i] != 0) {
             at = RecurrenceChains<T>{span.initial, span.initial, T(1), true, false};
         }
+        const T b = span.b[i];  // read before out[i] is written: out may be b
         if (modes.writes) {
-            const T next = a * at.y + span.b[i];
+            const T next = a * at.y + b;
             span.out[i] = modes.exclusive ? at.y : next;
             at.y = next;
         }
-        at.z = a * at.z + span.b[i];
+        at.z = a * at.z + b;
         at.product = at.product * a;
         at.zero_a = at.zero_a || a == T(0);
     }
@@ -89,8 +93,9 @@ constexpr std::ptrdiff_t chunk = std::ptrdiff_t(1) << 15;
 template <class T>
 class Line {
 public:
-    Line(const LinearRecurrenceDesc& desc, std::ptrdiff_t l)
-        : desc_(desc), l_(l), kernel_(detail::active_kernels().recurrence.get<T>().span[reverse()]) {}
+    Line(const LinearRecurrenceDesc& desc, std::ptrdiff_t l, bool streams)
+        : desc_(desc), l_(l), kernel_(detail::active_kernels().recurrence.get<T>().span[reverse()]),
+          streams_(streams) {}
 
     std::ptrdiff_t chunks() const { return (desc_.n + chunk - 1) / chunk; }
 
@@ -113,7 +118,7 @@ public:
                                              reset == nullptr ? nullptr : reset + at + shift,
                                              std::min(count, n - shift - first),
                                              initial()};
-        return kernel_(span, state, writes, desc_.exclusive);
+        return kernel_(span, state, detail::RecurrenceModes{writes, desc_.exclusive, streams_});
     }
 
     T initial() const { return static_cast<const T*>(desc_.initial)[l_]; }
@@ -124,7 +129,18 @@ private:
     const LinearRecurrenceDesc& desc_;
     std::ptrdiff_t l_;
     typename detail::RecurrenceKernels<T>::span_fn kernel_;
+    bool streams_;
 };
+
+// Whether a job's outputs (`elements` of T at out, the job reading in_bytes) go past the caches: large, not over an
+// operand (whose lines the caches hold), and aligned to their element (as streaming stores need).
+template <class T>
+bool streams_outputs(const void* out, std::initializer_list<const void*> operands, std::ptrdiff_t elements,
+                     std::ptrdiff_t in_bytes) {
+    return std::find(operands.begin(), operands.end(), out) == operands.end() &&
+           reinterpret_cast<std::uintptr_t>(out) % sizeof(T) == 0 &&
+           detail::streams_past_caches(in_bytes, elements * std::ptrdiff_t(sizeof(T)));
+}
 
 // The state after a chunk of pair p, from the state before it.
 template <class T>
@@ -141,28 +157,11 @@ T after(const detail::RecurrencePair<T>& p, T state) {
     return p.a * state + p.b;
 }
 
+// Few long lines: all the threads on each line's chunks, their pairs, then their outputs.
 template <class T>
-void recur_lines(const LinearRecurrenceDesc& desc) {
-    const std::ptrdiff_t bytes = desc.lines * desc.n * std::ptrdiff_t(sizeof(T)) * (desc.a == nullptr ? 2 : 3);
-    const std::size_t threads = detail::threads_for(bytes);
-    // The chunks' two passes read the operands twice: on two threads that cost more than the second thread saved
-    // (benchmarks/README.md).
-    if (std::ptrdiff_t(threads) <= desc.lines || desc.n <= chunk || threads <= 2) {
-        // Each line on one thread, its chunks in turn.
-        detail::parallel_ranges(desc.lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-            for (std::ptrdiff_t l = begin; l < end; ++l) {
-                const Line<T> line(desc, l);
-                T state = line.initial();
-                for (std::ptrdiff_t k = 0; k < line.chunks(); ++k) {
-                    state = after(line.run(k, state, true), state);
-                }
-            }
-        });
-        return;
-    }
-    // Few long lines: all the threads on each line's chunks, their pairs, then their outputs.
+void recur_chunks_in_parallel(const LinearRecurrenceDesc& desc, std::size_t threads, bool streams) {
     for (std::ptrdiff_t l = 0; l < desc.lines; ++l) {
-        const Line<T> line(desc, l);
+        const Line<T> line(desc, l, streams);
         const std::ptrdiff_t count = line.chunks();
         std::vector<detail::RecurrencePair<T>> pairs(std::size_t(count - 1));
         detail::parallel_ranges(count - 1, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
@@ -184,17 +183,45 @@ void recur_lines(const LinearRecurrenceDesc& desc) {
 }
 
 template <class T>
+void recur_lines(const LinearRecurrenceDesc& desc) {
+    const std::ptrdiff_t elements = desc.lines * desc.n;
+    const std::ptrdiff_t in_bytes = elements * std::ptrdiff_t(sizeof(T)) * (desc.a == nullptr ? 1 : 2);
+    const std::size_t threads = detail::threads_for(in_bytes + elements * std::ptrdiff_t(sizeof(T)));
+    const bool streams = streams_outputs<T>(desc.out, {desc.a, desc.b}, elements, in_bytes);
+    // The chunks' two passes read the operands twice: on two threads that cost more than the second thread saved
+    // (benchmarks/README.md).
+    if (std::ptrdiff_t(threads) <= desc.lines || desc.n <= chunk || threads <= 2) {
+        // Each line on one thread, its chunks in turn.
+        detail::parallel_ranges(desc.lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+            for (std::ptrdiff_t l = begin; l < end; ++l) {
+                const Line<T> line(desc, l, streams);
+                T state = line.initial();
+                for (std::ptrdiff_t k = 0; k < line.chunks(); ++k) {
+                    state = after(line.run(k, state, true), state);
+                }
+            }
+        });
+    } else {
+        recur_chunks_in_parallel<T>(desc, threads, streams);
+    }
+    detail::order_streamed_stores();  // what this thread streamed (the pool's threads order their own)
+}
+
+template <class T>
 void weighted_means(const WeightedMeanDesc& desc) {
     const auto mean = detail::active_kernels().recurrence.get<T>().weighted_mean;
     const auto* x = static_cast<const T*>(desc.x);
     auto* out = static_cast<T*>(desc.out);
     const std::ptrdiff_t n = desc.n;
-    const std::size_t threads = detail::threads_for(desc.lines * n * std::ptrdiff_t(2 * sizeof(T)));
+    const std::ptrdiff_t elements = desc.lines * n;
+    const std::size_t threads = detail::threads_for(elements * std::ptrdiff_t(2 * sizeof(T)));
+    const bool streams = streams_outputs<T>(out, {x}, elements, elements * std::ptrdiff_t(sizeof(T)));
     detail::parallel_ranges(desc.lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
         for (std::ptrdiff_t l = begin; l < end; ++l) {
-            mean(x + l * n, out + l * n, n, T(desc.decay), desc.ignore_na);
+            mean(x + l * n, out + l * n, n, T(desc.decay), desc.ignore_na, streams);
         }
     });
+    detail::order_streamed_stores();  // what this thread streamed (the pool's threads order their own)
 }
 
 }  // namespace

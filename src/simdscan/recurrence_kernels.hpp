@@ -64,6 +64,11 @@ bool starts_within(const RecurrenceSpan<T>& span, std::ptrdiff_t k, std::ptrdiff
     return false;
 }
 
+// A span's outputs where they stream: realigned in registers (the vectors' grouping, so the bits, kept), else stored.
+template <class A, class T, bool Reverse>
+using StreamedOutputs =
+    typename std::conditional<Lanes<A>::streams, RealignedOutputs<A, T, Reverse>, ArrayOutputs<T>>::type;
+
 // a^n by squaring (the same steps for the same n, whichever call asks).
 template <class T>
 T power_of(T a, std::ptrdiff_t n) {
@@ -80,8 +85,7 @@ T power_of(T a, std::ptrdiff_t n) {
 // (compose_lanes), each put behind the state before it (a multiply-add per chain); vectors where a segment begins,
 // and the rest, one element at a time.
 template <class A, class T, bool Reverse>
-SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T state, bool writes, bool exclusive) {
-    const RecurrenceModes modes{writes, exclusive};
+SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T state, RecurrenceModes modes) {
     // A copy: the vector stores may alias the caller's struct, whose fields would be loaded again each vector.
     const RecurrenceSpan<T> span = given;
     RecurrenceChains<T> at{state, T(0), T(1), false, false};
@@ -106,12 +110,17 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
         const B walked_powers = B::load_aligned(lane_powers);
         B y(at.y), z(T(0)), product(T(1));
         auto zeros = B(T(1)) == B(T(0));
-        const auto exclusive_lanes = B(T(exclusive ? 1 : 0)) == B(T(1));
+        const auto exclusive_lanes = B(T(modes.exclusive ? 1 : 0)) == B(T(1));
+        const bool streams = modes.streams && Lanes<A>::streams;
+        StreamedOutputs<A, T, Reverse> streamed{span.out};
         for (; done + lanes <= span.n; done += lanes) {
             const std::ptrdiff_t i = Reverse ? span.n - lanes - done : done;
             if (starts_within<T, Reverse>(span, done, lanes)) {
                 RecurrenceChains<T> one{first_lane(y), first_lane(z), first_lane(product), at.restarted,
                                         at.zero_a || xsimd::any(zeros)};
+                // Its elements stored as they come: the streamed vectors start again after them.
+                finish_vectors(streamed, 0);
+                streamed = StreamedOutputs<A, T, Reverse>{span.out};
                 recur_elements(span, done, lanes, one, modes, Reverse);
                 y = B(one.y), z = B(one.z), product = B(one.product);
                 at.restarted = one.restarted;
@@ -126,12 +135,17 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
             B xb = B::load_unaligned(span.b + i);
             compose_lanes<A, Reverse>(xa, xb, scalar_a ? powers : nullptr);
             const B multiplier = scalar_a ? walked_powers : xa;
-            if (writes) {
+            if (modes.writes) {
                 const B next = L::multiply_add(multiplier, y, xb);
                 // The state before each element, chosen by a mask, not a branch: the compiler would copy the loop
                 // for each value of a flag it tests.
                 const B before = Reverse ? L::template down<1>(next, y) : L::template up<1>(next, y);
-                xsimd::select(exclusive_lanes, before, next).store_unaligned(span.out + i);
+                const B values = xsimd::select(exclusive_lanes, before, next);
+                if (streams) {
+                    streamed.vector(i, values);
+                } else {
+                    values.store_unaligned(span.out + i);
+                }
                 y = Reverse ? L::broadcast_first(next) : L::broadcast_last(next);
             }
             {
@@ -142,6 +156,7 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
                 }
             }
         }
+        finish_vectors(streamed, 0);
         at = RecurrenceChains<T>{first_lane(y), first_lane(z), first_lane(product), at.restarted,
                                  at.zero_a || xsimd::any(zeros)};
         if (scalar_a) {
@@ -157,7 +172,7 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
 // a (decay, or 1 at a NaN where ignore_na), composed in registers a vector at a time, and their quotient; where the
 // weights are few (WeightedMeanState), element by element.
 template <class A, class T>
-SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T decay, bool ignore_na) {
+SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T decay, bool ignore_na, bool streams) {
     WeightedMeanState<T> at;
     std::ptrdiff_t done = 0;
     if constexpr (is_vectorized<A, T>()) {
@@ -180,8 +195,13 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
         // A decay so small that a vector's weights could leave the normal range from few_weights (alpha near 1):
         // element by element throughout.
         const bool whole_vectors = lane_powers[lanes - 1] * at.few_weights >= std::numeric_limits<T>::min();
+        streams = streams && Lanes<A>::streams;
+        StreamedOutputs<A, T, false> streamed{out};
         for (; whole_vectors && done + lanes <= n; done += lanes) {
             if (at.few) {
+                // Its elements stored as they come: the streamed vectors start again after them.
+                finish_vectors(streamed, 0);
+                streamed = StreamedOutputs<A, T, false>{out};
                 weighted_mean_elements(x, out, done, lanes, decay, ignore_na, at);
                 continue;
             }
@@ -201,7 +221,12 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
             }
             const B next_sum = L::multiply_add(ages, B(at.totals), value_sums);
             const B next_weight = L::multiply_add(ages, B(at.weights), weight_sums);
-            (next_sum / next_weight).store_unaligned(out + done);
+            const B means = next_sum / next_weight;
+            if (streams) {
+                streamed.vector(done, means);
+            } else {
+                means.store_unaligned(out + done);
+            }
             at.totals = first_lane(L::broadcast_last(next_sum));
             at.weights = first_lane(L::broadcast_last(next_weight));
             if (at.weights < at.few_weights) {
@@ -209,6 +234,7 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
                 at.mean = at.totals / at.weights;
             }
         }
+        finish_vectors(streamed, 0);
     }
     weighted_mean_elements(x, out, done, n - done, decay, ignore_na, at);
 }
