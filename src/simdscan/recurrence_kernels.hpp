@@ -128,6 +128,10 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
                 zeros = B(T(1)) == B(T(0));
                 continue;
             }
+            prefetch_ahead<Reverse>(span.b + i);
+            if (!scalar_a) {
+                prefetch_ahead<Reverse>(span.a + i);
+            }
             B xa = scalar_a ? B(T(0)) : B::load_unaligned(span.a + i);
             if (!scalar_a) {
                 zeros = zeros | (xa == B(T(0)));
@@ -205,6 +209,7 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
                 weighted_mean_elements(x, out, done, lanes, decay, ignore_na, at);
                 continue;
             }
+            prefetch_ahead<false>(x + done);
             const B values = B::load_unaligned(x + done);
             const auto seen = values == values;
             B value_sums = xsimd::select(seen, values, zero);
