@@ -64,11 +64,6 @@ bool starts_within(const RecurrenceSpan<T>& span, std::ptrdiff_t k, std::ptrdiff
     return false;
 }
 
-// A span's outputs where they stream: realigned in registers (the vectors' grouping, so the bits, kept), else stored.
-template <class A, class T, bool Reverse>
-using StreamedOutputs =
-    typename std::conditional<Lanes<A>::streams, RealignedOutputs<A, T, Reverse>, ArrayOutputs<T>>::type;
-
 // a^n by squaring (the same steps for the same n, whichever call asks).
 template <class T>
 T power_of(T a, std::ptrdiff_t n) {
@@ -112,7 +107,8 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
         auto zeros = B(T(1)) == B(T(0));
         const auto exclusive_lanes = B(T(modes.exclusive ? 1 : 0)) == B(T(1));
         const bool streams = modes.streams && Lanes<A>::streams;
-        StreamedOutputs<A, T, Reverse> streamed{span.out};
+        // The scans' streamed outputs, realigned in registers (the vectors' grouping, so the bits, kept).
+        auto streamed = span_outputs<A, T, Reverse, Lanes<A>::streams>(span.out);
         for (; done + lanes <= span.n; done += lanes) {
             const std::ptrdiff_t i = Reverse ? span.n - lanes - done : done;
             if (starts_within<T, Reverse>(span, done, lanes)) {
@@ -120,7 +116,7 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
                                         at.zero_a || xsimd::any(zeros)};
                 // Its elements stored as they come: the streamed vectors start again after them.
                 finish_vectors(streamed, 0);
-                streamed = StreamedOutputs<A, T, Reverse>{span.out};
+                streamed = span_outputs<A, T, Reverse, Lanes<A>::streams>(span.out);
                 recur_elements(span, done, lanes, one, modes, Reverse);
                 y = B(one.y), z = B(one.z), product = B(one.product);
                 at.restarted = one.restarted;
@@ -200,12 +196,12 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
         // element by element throughout.
         const bool whole_vectors = lane_powers[lanes - 1] * at.few_weights >= std::numeric_limits<T>::min();
         streams = streams && Lanes<A>::streams;
-        StreamedOutputs<A, T, false> streamed{out};
+        auto streamed = span_outputs<A, T, false, Lanes<A>::streams>(out);
         for (; whole_vectors && done + lanes <= n; done += lanes) {
             if (at.few) {
                 // Its elements stored as they come: the streamed vectors start again after them.
                 finish_vectors(streamed, 0);
-                streamed = StreamedOutputs<A, T, false>{out};
+                streamed = span_outputs<A, T, false, Lanes<A>::streams>(out);
                 weighted_mean_elements(x, out, done, lanes, decay, ignore_na, at);
                 continue;
             }
