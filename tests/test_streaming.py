@@ -31,6 +31,19 @@ def streamed_input(layout, dtype, op):
     return scan_data(rng, shape, dtype, "cumsum" if op == "cummax" else op), 1 if layout == "rows" else 0
 
 
+def placed_out(shape, dtype, offset):
+    """An out of ``shape`` that starts ``offset`` elements into a fresh buffer of 7s (64 to spare after it), and the
+    check that a call wrote nothing outside it."""
+    size = int(np.prod(shape))
+    buffer = np.full(size + offset + 64, 7, dtype=dtype)
+
+    def wrote_only_out(where):
+        outside = np.concatenate([buffer[:offset], buffer[offset + size :]])
+        assert np.all(outside == 7), f"{where}: wrote outside out"
+
+    return buffer[offset : offset + size].reshape(shape), wrote_only_out
+
+
 def scan_into(op, a, out, axis, decreasing, exclusive, compensated):
     kwargs = {"compensated": True} if compensated else {}
     direction = "decreasing" if decreasing else "increasing"
@@ -69,12 +82,10 @@ def test_streamed_outputs(op, dtype, compensated, layout, offset):
         simdscan.set_num_threads(threads)
         for decreasing, exclusive in ((False, False), (True, True)):
             where = f"{op} {dtype} {layout} out+{offset} threads={threads} dec={decreasing} excl={exclusive}"
-            buffer = np.full(a.size + offset + 64, 7, dtype=a.dtype)
-            out = buffer[offset : offset + a.size].reshape(a.shape)
+            out, wrote_only_out = placed_out(a.shape, a.dtype, offset)
             got = scan_into(op, a, out, axis, decreasing, exclusive, compensated)
             assert got is out, where
-            outside = np.concatenate([buffer[:offset], buffer[offset + a.size :]])
-            assert np.all(outside == 7), f"{where}: wrote outside out"
+            wrote_only_out(where)
             if op == "cummax":
                 check_extremum(got, a, axis, decreasing, exclusive)
             else:
@@ -98,17 +109,15 @@ def test_streamed_indices(op, dtype, layout, values_offset, indices_offset):
         for decreasing, exclusive in ((False, False), (True, True)):
             where = (f"{op} {dtype} {layout} out+{values_offset} indices+{indices_offset} threads={threads} "
                      f"dec={decreasing} excl={exclusive}")
-            values_buffer = np.full(a.size + values_offset + 64, 7, dtype=a.dtype)
-            indices_buffer = np.full(a.size + indices_offset + 64, 7, dtype=np.intp)
-            out = (values_buffer[values_offset : values_offset + a.size].reshape(a.shape),
-                   indices_buffer[indices_offset : indices_offset + a.size].reshape(a.shape))
+            values, values_only = placed_out(a.shape, a.dtype, values_offset)
+            indices, indices_only = placed_out(a.shape, np.intp, indices_offset)
+            out = (values, indices)
             direction = "decreasing" if decreasing else "increasing"
             got = getattr(simdscan, op)(a, axis=axis, direction=direction, exclusive=exclusive, out=out,
                                         return_indices=True)
             assert got[0] is out[0] and got[1] is out[1], where
-            for buffer, offset in ((values_buffer, values_offset), (indices_buffer, indices_offset)):
-                outside = np.concatenate([buffer[:offset], buffer[offset + a.size :]])
-                assert np.all(outside == 7), f"{where}: wrote outside out"
+            values_only(where)
+            indices_only(where)
             check_extremum_pair(got, op, a, axis, decreasing, exclusive, where, fast=True)
 
 
@@ -134,12 +143,11 @@ def test_staged_inputs_into_streamed_outputs(source, result, layout, offset):
         simdscan.set_num_threads(threads)
         for decreasing, exclusive in ((False, False), (True, True)):
             where = f"{source} to {result} {layout} out+{offset} threads={threads} dec={decreasing} excl={exclusive}"
-            buffer = np.full(a.size + offset + 64, 7, dtype=result)
-            out = buffer[offset : offset + a.size].reshape(a.shape)
+            out, wrote_only_out = placed_out(a.shape, result, offset)
             direction = "decreasing" if decreasing else "increasing"
             got = simdscan.cumsum(a, axis=axis, direction=direction, exclusive=exclusive, dtype=result, out=out)
             assert got is out, where
-            assert (buffer[:offset] == 7).all() and (buffer[offset + a.size :] == 7).all(), f"{where}: wrote outside"
+            wrote_only_out(where)
             in_place = plain.copy()
             scan_into("cumsum", in_place, in_place, axis, decreasing, exclusive, False)
             assert_bit_identical(got, in_place, where)
@@ -159,12 +167,11 @@ def test_byteswapped_streamed_outputs(dtype, swapped_input, layout, offset):
         simdscan.set_num_threads(threads)
         for decreasing, exclusive in ((False, False), (True, True)):
             where = f"{dtype} swapped in={swapped_input} {layout} out+{offset} threads={threads} dec={decreasing}"
-            buffer = np.full(a.size + offset + 64, 7, dtype=np.dtype(dtype).newbyteorder())
-            out = buffer[offset : offset + a.size].reshape(a.shape)
+            out, wrote_only_out = placed_out(a.shape, np.dtype(dtype).newbyteorder(), offset)
             direction = "decreasing" if decreasing else "increasing"
             got = simdscan.cumsum(a, axis=axis, direction=direction, exclusive=exclusive, out=out)
             assert got is out, where
-            assert (buffer[:offset] == 7).all() and (buffer[offset + a.size :] == 7).all(), f"{where}: wrote outside"
+            wrote_only_out(where)
             in_place = plain.copy()
             scan_into("cumsum", in_place, in_place, axis, decreasing, exclusive, False)
             assert_bit_identical(got.astype(dtype), in_place, where)
@@ -186,12 +193,11 @@ def test_streamed_recurrences(dtype, layout, offset):
         for a, decreasing, exclusive in ((coefficients, False, False), (0.999, True, True)):
             where = f"{dtype} {layout} out+{offset} threads={threads} a={np.shape(a)} dec={decreasing}"
             direction = "decreasing" if decreasing else "increasing"
-            buffer = np.full(b.size + offset + 64, 7, dtype=dtype)
-            out = buffer[offset : offset + b.size].reshape(b.shape)
+            out, wrote_only_out = placed_out(b.shape, dtype, offset)
             got = simdscan.linear_recurrence(a, b, axis, direction=direction, exclusive=exclusive, reset=reset,
                                              out=out)
             assert got is out, where
-            assert (buffer[:offset] == 7).all() and (buffer[offset + b.size :] == 7).all(), f"{where}: wrote outside"
+            wrote_only_out(where)
             in_place = b.copy()
             simdscan.linear_recurrence(a, in_place, axis, direction=direction, exclusive=exclusive, reset=reset,
                                        out=in_place)
@@ -212,11 +218,10 @@ def test_streamed_weighted_means(dtype, layout, offset):
         simdscan.set_num_threads(threads)
         for ignore_na in (False, True):
             where = f"{dtype} {layout} out+{offset} threads={threads} ignore_na={ignore_na}"
-            buffer = np.full(x.size + offset + 64, 7, dtype=dtype)
-            out = buffer[offset : offset + x.size].reshape(x.shape)
+            out, wrote_only_out = placed_out(x.shape, dtype, offset)
             got = simdscan.ewm_mean(x, axis, alpha=0.01, ignore_na=ignore_na, out=out)
             assert got is out, where
-            assert (buffer[:offset] == 7).all() and (buffer[offset + x.size :] == 7).all(), f"{where}: wrote outside"
+            wrote_only_out(where)
             in_place = x.copy()
             simdscan.ewm_mean(in_place, axis, alpha=0.01, ignore_na=ignore_na, out=in_place)
             assert_bit_identical(got, in_place, where)
