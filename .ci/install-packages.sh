@@ -9,7 +9,8 @@
 #     g++-mingw-w64-x86-64-posix, for the Windows core check;
 #   - ccache, which the fresh-machine check's second build (the README's test command, after its install command)
 #     takes its objects from.
-# The newer xsimd that CI also builds against comes with the `pythran` package from PyPI (pyproject.toml).
+# The newer xsimd that CI also builds against comes with the `pythran` package from PyPI (the build backend asks for
+# it where no xsimd is installed: build_backend/simdscan_build_backend.py).
 set -euo pipefail
 
 SUDO=()

@@ -44,7 +44,7 @@ sdists=("$work"/dist/simdscan-*.tar.gz)
 sdist=${sdists[0]}
 echo "$(basename "$sdist"): $(du -h "$sdist" | cut -f1)"
 tar -tzf "$sdist" | sed 's|^[^/]*/||' >"$work/sdist-files"
-for needed in pyproject.toml CMakeLists.txt README.md PKG-INFO \
+for needed in pyproject.toml CMakeLists.txt README.md PKG-INFO build_backend/simdscan_build_backend.py \
               python/simdscan/__init__.py python/simdscan/__main__.py \
               python/simdscan/dask.py python/simdscan/_core.cpp python/simdscan/_arrays.hpp python/simdscan/_core.pyi \
               python/simdscan/py.typed \
