@@ -69,9 +69,11 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     } else {
         k.total[0] = k.total[1] = nullptr;
     }
+    // Integer sums are exact: either order gives their table, so both slots take the row first (one kernel, not two).
+    constexpr bool columns_first = !std::is_integral<T>::value;
     if constexpr (Op::builds_tables) {
-        k.two_axes_row[0][0] = &scan_two_axes_row<A, T, Op, false, false>;
-        k.two_axes_row[0][1] = &scan_two_axes_row<A, T, Op, false, true>;
+        k.two_axes_row[0][0] = &scan_two_axes_row<A, T, Op, !columns_first, false>;
+        k.two_axes_row[0][1] = &scan_two_axes_row<A, T, Op, !columns_first, true>;
         k.two_axes_row[1][0] = &scan_two_axes_row<A, T, Op, true, false>;
         k.two_axes_row[1][1] = &scan_two_axes_row<A, T, Op, true, true>;
     } else {
@@ -79,8 +81,8 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     }
     // Only integers of two bytes or more and real floats are wider than another type (widens_exactly).
     if constexpr (Op::builds_tables && std::is_arithmetic<T>::value && sizeof(T) > 1) {
-        k.two_axes_widened_row[0][0] = &scan_two_axes_widened_row<A, T, Op, false, false>;
-        k.two_axes_widened_row[0][1] = &scan_two_axes_widened_row<A, T, Op, false, true>;
+        k.two_axes_widened_row[0][0] = &scan_two_axes_widened_row<A, T, Op, !columns_first, false>;
+        k.two_axes_widened_row[0][1] = &scan_two_axes_widened_row<A, T, Op, !columns_first, true>;
         k.two_axes_widened_row[1][0] = &scan_two_axes_widened_row<A, T, Op, true, false>;
         k.two_axes_widened_row[1][1] = &scan_two_axes_widened_row<A, T, Op, true, true>;
     } else {
