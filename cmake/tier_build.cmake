@@ -38,14 +38,18 @@ function(_simdscan_tier_sources tier arch lanes flags)
   set(source "${SIMDSCAN_GENERATED_DIR}/kernels_${tier}.cpp")
   configure_file(src/simdscan/kernels_tier.cpp.in "${source}" @ONLY)
   list(APPEND sources "${source}")
-  # Each tier its object library: its flags, and xsimd precompiled once for its families (parsed, it took most of a
-  # second of each family's compilation).
+  # Each tier its object library: its flags and definitions, and the headers every family includes (xsimd, the lane
+  # header, the kernels) precompiled once for its families: parsed, they took most of a second of each unit.
   set(target simdscan_tier_${tier})
   add_library(${target} OBJECT ${sources})
   target_link_libraries(${target} PRIVATE xsimd)
   target_include_directories(${target} PRIVATE src "${SIMDSCAN_GENERATED_DIR}")
   target_compile_options(${target} PRIVATE ${SIMDSCAN_WARNINGS} ${SIMDSCAN_FP_FLAGS} ${flags})
-  target_precompile_headers(${target} PRIVATE <xsimd/xsimd.hpp>)
+  target_compile_definitions(${target} PRIVATE SIMDSCAN_TIER=tier_${tier} SIMDSCAN_TIER_ARCH=${arch}
+                                               SIMDSCAN_TIER_LOWEST=${lowest})
+  target_precompile_headers(${target} PRIVATE <xsimd/xsimd.hpp>
+                                            "${CMAKE_CURRENT_SOURCE_DIR}/src/simdscan/${lanes}"
+                                            "${CMAKE_CURRENT_SOURCE_DIR}/src/simdscan/tier_kernels.hpp")
   set_property(GLOBAL APPEND PROPERTY SIMDSCAN_TIER_TARGETS ${target})
 endfunction()
 

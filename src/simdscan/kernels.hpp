@@ -207,7 +207,7 @@ struct TypedKernels {
     indexed_fn scan_indexed;
     advance_indexed_fn advance_indexed;
     total_fn total[2];  // [reverse]
-    two_axes_row_fn two_axes_row[2][2];  // [rows first][reverse]
+    two_axes_row_fn two_axes_row[2][2];  // [rows first][reverse]; integers' exact sums: rows first in both
     two_axes_widened_row_fn two_axes_widened_row[2][2];  // [rows first][reverse]
     two_axes_byte_row_fn two_axes_byte_row[2];           // [reverse]
     scan_half_fn scan_half[2];           // [reverse]

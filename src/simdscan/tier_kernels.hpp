@@ -1,7 +1,7 @@
 // How an op family's translation unit fills its part of a tier's kernel table from the scan kernels for the tier's
-// xsimd architecture (families/<family>.hpp). Before including this, the family's file defines SIMDSCAN_TIER (the
-// tier's namespace) and SIMDSCAN_TIER_ARCH (the xsimd architecture) and includes the tier's lane header
-// (cmake/tier_build.cmake, src/simdscan/kernels_family.cpp.in).
+// xsimd architecture (families/<family>.hpp). The tier's compile definitions give SIMDSCAN_TIER (the tier's
+// namespace), SIMDSCAN_TIER_ARCH (the xsimd architecture) and SIMDSCAN_TIER_LOWEST, and its precompiled header has the
+// tier's lane header before this (cmake/tier_build.cmake, src/simdscan/kernels_family.cpp.in).
 #pragma once
 
 #include <xsimd/xsimd.hpp>
