@@ -26,7 +26,7 @@ from scikit_build_core.build import get_requires_for_build_wheel as _skbuild_req
 
 PYTHRAN_REQUIREMENT = "pythran>=0.16"
 
-# -DSIMDSCAN_XSIMD=VALUE or SIMDSCAN_XSIMD[:TYPE]=VALUE, as CMAKE_ARGS, SKBUILD_CMAKE_ARGS/DEFINE or cmake.args write it.
+# -DSIMDSCAN_XSIMD=VALUE or SIMDSCAN_XSIMD[:TYPE]=VALUE, as CMAKE_ARGS, SKBUILD_CMAKE_ARGS/DEFINE, cmake.args write it.
 _SETTING = re.compile(r"SIMDSCAN_XSIMD(?::\w+)?=([^\s;\"']+)")
 # Where find_package(xsimd CONFIG) looks under a prefix (CMake's search procedure, the directories xsimd installs to).
 _CONFIG_DIRS = ("lib/cmake/xsimd", "lib64/cmake/xsimd", "lib/*/cmake/xsimd", "share/cmake/xsimd",
@@ -79,11 +79,13 @@ def needs_pythran(config_settings: dict | None) -> bool:
     return False  # `system`, or a directory holding xsimd/xsimd.hpp
 
 
+def _pythran_if_needed(config_settings: dict | None) -> list[str]:
+    return [PYTHRAN_REQUIREMENT] if needs_pythran(config_settings) else []
+
+
 def get_requires_for_build_wheel(config_settings: dict | None = None) -> list[str]:
-    extra = [PYTHRAN_REQUIREMENT] if needs_pythran(config_settings) else []
-    return _skbuild_requires_wheel(config_settings) + extra
+    return _skbuild_requires_wheel(config_settings) + _pythran_if_needed(config_settings)
 
 
 def get_requires_for_build_editable(config_settings: dict | None = None) -> list[str]:
-    extra = [PYTHRAN_REQUIREMENT] if needs_pythran(config_settings) else []
-    return _skbuild_requires_editable(config_settings) + extra
+    return _skbuild_requires_editable(config_settings) + _pythran_if_needed(config_settings)
