@@ -29,8 +29,7 @@ PYTHRAN_REQUIREMENT = "pythran>=0.16"
 # -DSIMDSCAN_XSIMD=VALUE or SIMDSCAN_XSIMD[:TYPE]=VALUE, as CMAKE_ARGS, SKBUILD_CMAKE_ARGS/DEFINE, cmake.args write it.
 _SETTING = re.compile(r"SIMDSCAN_XSIMD(?::\w+)?=([^\s;\"']+)")
 # Where find_package(xsimd CONFIG) looks under a prefix (CMake's search procedure, the directories xsimd installs to).
-_CONFIG_DIRS = ("lib/cmake/xsimd", "lib64/cmake/xsimd", "lib/*/cmake/xsimd", "share/cmake/xsimd",
-                "Library/lib/cmake/xsimd", "Library/share/cmake/xsimd")
+_CONFIG_DIRS = ("lib/cmake/xsimd", "lib64/cmake/xsimd", "lib/*/cmake/xsimd", "share/cmake/xsimd")
 _CONFIG_FILES = ("xsimdConfig.cmake", "xsimd-config.cmake")
 # Fewer prefixes than CMake searches, never more: an xsimd found here and not by CMake would fail the build.
 SYSTEM_PREFIXES = (Path("/usr/local"), Path("/usr"))
