@@ -54,7 +54,7 @@ def search_prefixes() -> list[Path]:
     """Prefixes find_package searches: CMAKE_PREFIX_PATH, the parent of each PATH entry in bin, the system's."""
     prefixes = [Path(p) for p in os.environ.get("CMAKE_PREFIX_PATH", "").split(os.pathsep) if p]
     for entry in os.environ.get("PATH", "").split(os.pathsep):
-        if entry.rstrip("/\\").endswith(("bin", "sbin")):
+        if Path(entry).name in ("bin", "sbin"):
             prefixes.append(Path(entry).parent)
     return prefixes + list(SYSTEM_PREFIXES)
 

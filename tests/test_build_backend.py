@@ -66,6 +66,15 @@ def test_prefixes_from_the_environment(backend, tmp_path, monkeypatch):
     assert backend.get_requires_for_build_wheel() == ["skbuild-extra"]
 
 
+def test_only_bin_directories_of_path_give_prefixes(backend, tmp_path, monkeypatch):
+    # CMake takes the parent of a PATH entry named bin or sbin only; a directory merely ending in "bin" is none.
+    install_xsimd_config(tmp_path / "tools", "lib/cmake/xsimd")
+    monkeypatch.setenv("PATH", str(tmp_path / "tools" / "cabin"))
+    assert backend.PYTHRAN_REQUIREMENT in backend.get_requires_for_build_wheel()
+    monkeypatch.setenv("PATH", str(tmp_path / "tools" / "sbin"))
+    assert backend.get_requires_for_build_wheel() == ["skbuild-extra"]
+
+
 @pytest.mark.parametrize(
     ("config_settings", "environment", "setting"),
     [
