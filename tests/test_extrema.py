@@ -147,6 +147,25 @@ def test_bool(op):
                                   [True, True, True, True, False] if m else [False, False, False, True, True])
 
 
+
+# An exclusive running minimum of bool starts at True stored as the byte 1 (a 0xFF byte compares equal to True but
+# hashes, counts and compares as bytes apart), on every path: lines, short rows packed in vectors, the outer axis,
+# long lines in chunks, segments and groups.
+@pytest.mark.parametrize("op", ["cummin", "nancummin"])
+@pytest.mark.parametrize("shape, axis", [((5,), 0), ((4, 3), 1), ((40, 2), 1), ((2, 40), 1), ((2, 40), 0),
+                                         ((70_000,), 0)])
+def test_bool_minimum_identity_is_the_byte_1(op, shape, axis):
+    x = np.ones(shape, dtype=bool)
+    for layout in ("C", "fortran", "reversed"):
+        a = apply_layout(x, layout)
+        for dec in (False, True):
+            got = scan(op, a, axis, dec, True)
+            assert np.array_equal(got.view(np.uint8), np.ones(shape, np.uint8)), (layout, dec)
+    flags = np.zeros(shape, dtype=bool)
+    flags.reshape(-1)[::3] = True
+    got = getattr(simdscan, op)(x, axis, exclusive=True, reset=flags)
+    assert np.array_equal(got.view(np.uint8), np.ones(shape, np.uint8))
+
 # --------------------------------------------------------------------------
 # special values
 # --------------------------------------------------------------------------

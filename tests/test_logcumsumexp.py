@@ -354,3 +354,27 @@ def test_nan_bits_do_not_depend_on_where_out_sits(dtype, axis, decreasing, exclu
     for name, out in scattered_outs(x.shape, dtype).items():
         call(x, axis, decreasing, exclusive, out=out)
         assert_same_bits(out, want, f"{name} axis={axis} dec={decreasing} excl={exclusive}")
+
+
+# In place, each chunk's total (the next chunk's base) is taken from the input before the chunk's outputs overwrite
+# it: lines past a chunk (32768 float64 elements, 65536 float32 and float16), every direction, one thread and three.
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_in_place_past_a_chunk(dtype):
+    n = 2 * 65536 + 3
+    a = lse_data(np.random.default_rng(seed_of("in place chunks", dtype)), n, dtype, neg_inf=0.01)
+    a[0] = 10.0  # a total that the outputs over it would change
+    for threads in (1, 3):
+        simdscan.set_num_threads(threads)
+        for dec, exc in VARIANTS:
+            fresh = call(a, 0, dec, exc)
+            check_logcumsumexp(fresh, a, 0, dec, exc, msg=f"{dtype} decreasing={dec} exclusive={exc}")
+            inplace = a.copy()
+            assert call(inplace, 0, dec, exc, out=inplace) is inplace
+            assert_same_bits(inplace, fresh, f"in place {dtype} decreasing={dec} exclusive={exc} {threads} threads")
+
+
+def test_in_place_issue_example():
+    x = np.zeros(32769)
+    x[0] = 1000.0
+    assert simdscan.logcumsumexp(x, out=x)[-1] == 1000.0

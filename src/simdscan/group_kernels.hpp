@@ -97,7 +97,7 @@ void scan_groups(const T* in, T* out, std::ptrdiff_t n, const GroupWalk<typename
             current = group;
             running = code != group ? Op::template neutral<T>() : states[group];
         }
-        // The empty range's value is the identity (+0.0 for sums, false for a running minimum of bool), not the
+        // The empty range's value is the identity (+0.0 for sums, true for a running minimum of bool), not the
         // neutral the state starts from.
         const T before = exclusive && code == group ? keyed<Op>(output_of<Op, T>(running), order_key) : identity;
         running = Op::apply(running, Op::lift(Op::admit(x)));

@@ -117,9 +117,9 @@ template <class T, class State>
 struct TypedKernels {
     using Local = LocalOf<T, State>;
     // Scans n contiguous elements (in increasing order, or decreasing for the reverse variant, from the end of the
-    // range). out may equal in. Updates st.
+    // range). out may equal in. Updates st. identity: what an exclusive scan writes at the line's start (`identity`).
     using scan_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive,
-                             T order_key);
+                             T identity, T order_key);
     // scan, for `count` consecutive short segments of a line (their lengths in scan order), the first at scan
     // position `position` of the line, each from the op's neutral state (exclusive: each segment's first output the
     // identity); in and out point at the first element in memory of them all (a reverse scan walks them from the
@@ -128,13 +128,13 @@ struct TypedKernels {
                                  std::ptrdiff_t position, bool exclusive, T order_key);
     // scan, for a chunk scanned on its own, into a buffer of its local outputs.
     using scan_local_fn = void (*)(const T* in, Local* local, std::ptrdiff_t n, ScanState<State>& st, bool exclusive,
-                                   T order_key);
+                                   T identity, T order_key);
     // out = base op local, elementwise: puts an earlier chunks' total in front of a chunk scanned on its own. Null
     // where `total` is set: those chunks are scanned from their base instead. `streams`: as ScanState's.
     using rebase_fn = void (*)(const Local* local, T* out, std::ptrdiff_t n, State base, bool streams, T order_key);
     // Scans `rows` whole lines of n contiguous elements (n within one chunk); rows are byte strides apart.
     using rows_fn = void (*)(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows, std::ptrdiff_t in_stride,
-                             std::ptrdiff_t out_stride, bool exclusive, bool streams, T order_key);
+                             std::ptrdiff_t out_stride, bool exclusive, T identity, bool streams, T order_key);
     // One step of a scan along an outer axis, elementwise over w contiguous elements: out = a op b. Only where the
     // state is the value itself and the op takes elements as they are (null otherwise): the previous output row is
     // then the running row.

@@ -60,14 +60,22 @@ void scan_line_chunked(const TypedKernels<C, State>& kernels, std::ptrdiff_t n, 
     const Chunks chunks{first, n, chunk_elements<C>()};
     if (kernels.total[0] != nullptr) {
         // Each chunk from its base, the op of the earlier chunks' totals, as scan_line_parallel does.
+        // In place, a chunk's total is taken before its outputs overwrite the input it reads.
+        const bool in_place = line[Role::in] == line[Role::out];
         State base = kernels.neutral;
         for (std::ptrdiff_t k = 0; k < chunks.count(); ++k) {
             const bool last = k + 1 == chunks.count();
             ScanState<State> st{kernels.neutral, base, false, k == 0};
-            st.wants_total = !last;
+            State total = kernels.neutral;
+            if (in_place && !last) {
+                total = engine.total(line, chunks.begin(k), chunks.length(k));
+            }
+            st.wants_total = !last && !in_place;
             engine.scan(line, chunks.begin(k), chunks.length(k), st);
             if (!last) {
-                const State total = st.has_total ? st.total : engine.total(line, chunks.begin(k), chunks.length(k));
+                if (!in_place) {
+                    total = st.has_total ? st.total : engine.total(line, chunks.begin(k), chunks.length(k));
+                }
                 base = k == 0 ? total : kernels.apply(base, total);
             }
         }

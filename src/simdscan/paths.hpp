@@ -75,7 +75,7 @@ struct DirectEngine {
         st.streams = job.streams();
         job.kernels.scan[reverse()](at<const C>(line, Role::in, begin, length),
                                     at<C>(line, Role::out, begin, length), length, st, job.exclusive,
-                                    job.kernels.order_key);
+                                    job.kernels.identity, job.kernels.order_key);
     }
     static constexpr std::ptrdiff_t batch_elements = std::numeric_limits<std::ptrdiff_t>::max();
     void scan_segments(const Operands& line, const SegmentBatch& batch) {
@@ -89,7 +89,7 @@ struct DirectEngine {
     void scan_local(const Operands& line, Local* local, std::ptrdiff_t begin, std::ptrdiff_t length,
                     ScanState<State>& st) {
         job.kernels.scan_local[reverse()](at<const C>(line, Role::in, begin, length), local, length, st,
-                                          job.exclusive, job.kernels.order_key);
+                                          job.exclusive, job.kernels.identity, job.kernels.order_key);
     }
     State total(const Operands& line, std::ptrdiff_t begin, std::ptrdiff_t length) const {
         return job.kernels.total[reverse()](at<const C>(line, Role::in, begin, length), length);
@@ -137,7 +137,7 @@ public:
             const std::ptrdiff_t count = std::min(block, length - done);
             C* values = into_out ? reinterpret_cast<C*>(at) + done : staging_.values();
             job_.kernels.scan[0](load(in, begin + done, count), values, count, st, job_.exclusive,
-                                 job_.kernels.order_key);
+                                 job_.kernels.identity, job_.kernels.order_key);
             if (!into_out) {
                 store(out, begin + done, count);
             }
@@ -164,7 +164,7 @@ public:
         for (std::ptrdiff_t done = 0; done < length; done += block) {
             const std::ptrdiff_t count = std::min(block, length - done);
             job_.kernels.scan_local[0](load(line[Role::in], begin + done, count), local + done, count, st,
-                                       job_.exclusive, job_.kernels.order_key);
+                                       job_.exclusive, job_.kernels.identity, job_.kernels.order_key);
         }
     }
 
@@ -219,7 +219,7 @@ private:
             st.local = job_.kernels.scan_indexed(x, values, positions, count, st.local, first, st.supplier,
                                                  st.reached_nan, job_.exclusive, streams, job_.kernels.order_key);
             if (job_.exclusive && st.at_line_start) {
-                // The empty range's value is the identity (false for a running minimum of bool), not the neutral.
+                // The empty range's value is the identity (true for a running minimum of bool), not the neutral.
                 values[0] = job_.kernels.identity;
             }
             st.at_line_start = false;
@@ -391,7 +391,8 @@ void run_direct(const Job<S, C, State>& job) {
         for_each_run(plan.others, begin, end, [&](const LineOffsets& run, std::ptrdiff_t count) {
             const Operands first = operands_at(plan.data, run, reverse ? plan.n - 1 : 0, plan.step);
             job.kernels.rows[reverse](first[Role::in], first[Role::out], plan.n, count, inner.stride[Role::in],
-                                      inner.stride[Role::out], job.exclusive, job.streams(), job.kernels.order_key);
+                                      inner.stride[Role::out], job.exclusive, job.kernels.identity, job.streams(),
+                                      job.kernels.order_key);
         });
     });
 }
@@ -457,7 +458,7 @@ void scan_outer_tile_carried(const Job<S, C, State>& job, std::vector<State>& ca
             C* values = target(r, c);
             advance(r, c, row, carry.data() + c, values, count);
             if (job.exclusive && r == 0) {
-                // The empty range's value is the identity (+0.0 for sums, false for a running minimum of bool), not
+                // The empty range's value is the identity (+0.0 for sums, true for a running minimum of bool), not
                 // the internal neutral.
                 std::fill(values, values + count, job.kernels.identity);
             }

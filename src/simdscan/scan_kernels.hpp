@@ -407,14 +407,15 @@ State scan_span_of(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, 
 
 // O: T, or for TypedKernels::scan_local, its Local.
 template <class A, class T, class Op, bool Reverse, class O = T, class State = typename Op::template state<T>>
-void scan_line(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive, T order_key) {
+void scan_line(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive, T identity,
+               T order_key) {
     if (n == 0) {
         return;
     }
     st.local = scan_span_of<A, T, Op, Reverse>(in, out, n, st, exclusive, order_key);
     if (exclusive && st.at_line_start) {
-        // The empty range's value is the identity (+0.0 for sums), not the internal neutral -0.0.
-        out[Reverse ? n - 1 : 0] = keyed<Op>(Op::template identity<T>(), order_key);
+        // The empty range's value is the identity (+0.0 for sums, true for a minimum of bool), not the neutral.
+        out[Reverse ? n - 1 : 0] = identity;
     }
     st.at_line_start = false;
 }
@@ -563,7 +564,7 @@ SIMDSCAN_ALWAYS_INLINE V row_prefix(const V& x, const V& fill, const B& row_posi
 // Returns how many rows it scanned (whole vectors only).
 template <class A, class T, class Op, bool Reverse>
 std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrdiff_t rows, bool exclusive,
-                                T order_key) {
+                                T identity_element, T order_key) {
     using B = typename Op::template vector<T, A>;
     using VectorState = typename Op::template state<B>;
     using Lane = typename B::value_type;
@@ -576,7 +577,7 @@ std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrd
     }
     const B row_position = B::load_aligned(position);
     const VectorState fill = splat<B>(Op::template neutral<T>());
-    const B identity(Lane(Op::template identity<T>()));
+    const B identity(Lane(keyed<Op>(identity_element, order_key)));  // keyed again with the outputs
     const B key(order_key);
     const std::ptrdiff_t vectors = rows * n / std::ptrdiff_t(lanes);
     // The loop compiled for each mode, not tested in it: a test per vector slowed short rows (benchmarks/README.md).
@@ -604,7 +605,7 @@ std::ptrdiff_t scan_packed_rows(const T* in, T* out, std::ptrdiff_t n, std::ptrd
 
 template <class A, class T, class Op, bool Reverse>
 void scan_rows(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows, std::ptrdiff_t in_stride,
-               std::ptrdiff_t out_stride, bool exclusive, bool streams, T order_key) {
+               std::ptrdiff_t out_stride, bool exclusive, T identity, bool streams, T order_key) {
     std::ptrdiff_t r = 0;
     if constexpr (is_vectorized<A, T>()) {
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(Op::template vector<T, A>::size);
@@ -612,7 +613,7 @@ void scan_rows(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows,
         if (n > 1 && n <= lanes && lanes % n == 0 && in_stride == row_bytes && out_stride == row_bytes) {
             const auto* first_in = reinterpret_cast<const T*>(in);
             auto* first_out = reinterpret_cast<T*>(out);
-            r = scan_packed_rows<A, T, Op, Reverse>(first_in, first_out, n, rows, exclusive, order_key);
+            r = scan_packed_rows<A, T, Op, Reverse>(first_in, first_out, n, rows, exclusive, identity, order_key);
         }
     }
     const auto neutral = Op::template neutral<T>();
@@ -620,7 +621,8 @@ void scan_rows(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows,
         ScanState<typename Op::template state<T>> st{neutral, neutral, false, true};
         st.streams = streams;
         scan_line<A, T, Op, Reverse>(reinterpret_cast<const T*>(in + r * in_stride),
-                                     reinterpret_cast<T*>(out + r * out_stride), n, st, exclusive, order_key);
+                                     reinterpret_cast<T*>(out + r * out_stride), n, st, exclusive, identity,
+                                     order_key);
     }
 }
 
