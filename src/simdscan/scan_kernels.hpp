@@ -405,6 +405,32 @@ State scan_span_of(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, 
     }
 }
 
+// A whole line that rows packed in vectors could hold (shorter than a vector, its length dividing the lane count):
+// one vector padded with the neutral element, as scan_packed_rows scans such rows, so that its bits do not depend on
+// which of the two runs it. Returns whether it did.
+template <class A, class T, class Op, bool Reverse, class O, class State>
+bool scan_as_packed_row(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive, T order_key) {
+    if constexpr (is_vectorized<A, T>() && !Op::scans_chunks_from_totals) {
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(Op::template vector<T, A>::size);
+        if (!st.at_line_start || n >= lanes || lanes % n != 0) {
+            return false;
+        }
+        const std::ptrdiff_t first = Reverse ? lanes - n : 0;  // the line's lanes, where the scan starts
+        alignas(A::alignment()) T padded[lanes];
+        alignas(A::alignment()) O outputs[lanes];
+        std::fill_n(padded, lanes, keyed<Op>(output_of<Op, T>(Op::template neutral<T>()), order_key));
+        std::copy_n(in, n, padded + first);
+        const bool streams = st.streams;
+        st.streams = false;  // the outputs are a local array
+        st.local = scan_span_of<A, T, Op, Reverse>(padded, outputs, lanes, st, exclusive, order_key);
+        st.streams = streams;
+        std::copy_n(outputs + first, n, out);
+        return true;
+    } else {
+        return false;
+    }
+}
+
 // O: T, or for TypedKernels::scan_local, its Local.
 template <class A, class T, class Op, bool Reverse, class O = T, class State = typename Op::template state<T>>
 void scan_line(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive, T identity,
@@ -412,7 +438,9 @@ void scan_line(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, bool
     if (n == 0) {
         return;
     }
-    st.local = scan_span_of<A, T, Op, Reverse>(in, out, n, st, exclusive, order_key);
+    if (!scan_as_packed_row<A, T, Op, Reverse>(in, out, n, st, exclusive, order_key)) {
+        st.local = scan_span_of<A, T, Op, Reverse>(in, out, n, st, exclusive, order_key);
+    }
     if (exclusive && st.at_line_start) {
         // The empty range's value is the identity (+0.0 for sums, true for a minimum of bool), not the neutral.
         out[Reverse ? n - 1 : 0] = identity;
@@ -607,7 +635,8 @@ template <class A, class T, class Op, bool Reverse>
 void scan_rows(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows, std::ptrdiff_t in_stride,
                std::ptrdiff_t out_stride, bool exclusive, T identity, bool streams, T order_key) {
     std::ptrdiff_t r = 0;
-    if constexpr (is_vectorized<A, T>()) {
+    // (An op whose lines are scanned from chunk totals groups a line otherwise: each row as a line of its own.)
+    if constexpr (is_vectorized<A, T>() && !Op::scans_chunks_from_totals) {
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(Op::template vector<T, A>::size);
         const std::ptrdiff_t row_bytes = n * std::ptrdiff_t(sizeof(T));
         if (n > 1 && n <= lanes && lanes % n == 0 && in_stride == row_bytes && out_stride == row_bytes) {
