@@ -758,6 +758,30 @@ def test_out_overlapping_b_or_a(name, size, bview, oview):
             np.testing.assert_array_equal(buf[~in_out], original[~in_out], err_msg=where + ": wrote outside out")
 
 
+@pytest.mark.usefixtures("restore_thread_count")
+def test_initial_a_view_of_out():
+    """initial a view of out (in place, out=b): each line starts from initial's values as they were before the
+    call, not from outputs written over them, by hand and against the loop; on a line of several chunks with resets
+    (each segment starts again from initial) on 1 and 3 threads."""
+    b = np.ones((3, 4))
+    got = lr(0.5, b, initial=b[0, :3], out=b)
+    exactly(got, [[1.5, 1.75, 1.875, 1.9375], [1.5, 1.75, 1.875, 1.9375], [1.5, 1.75, 1.875, 1.9375]])
+    rng = np.random.default_rng(seed_of("initial in out"))
+    for shape, axis, initial_of in (((6, 50), 1, lambda x: x[2, 10:16]), ((6, 50), 0, lambda x: x[0]),
+                                    ((2, 100_000), 1, lambda x: x[1, -2:])):
+        b0, a = terms(rng, shape, np.float64), coefficients(rng, shape, np.float64)
+        reset = resets(rng, shape, 1e-3)
+        for decreasing, exclusive in VARIANTS:
+            for threads in (1, 3):
+                simdscan.set_num_threads(threads)
+                b = b0.copy()
+                initial = initial_of(b)
+                want = recurrence(a, b0, axis, decreasing, exclusive, initial.copy(), reset)
+                assert lr(a, b, axis, decreasing, exclusive, initial=initial, reset=reset, out=b) is b
+                check_close(b, want, np.float64, axis, decreasing,
+                            where=f"{shape} axis={axis} {variant_name(decreasing, exclusive)} {threads} threads")
+
+
 @pytest.mark.parametrize("shape, axis", [((0,), 0), ((3, 0), -1), ((0, 4), -1), ((0, 4), 0), ((2, 0, 3), 1)])
 def test_empty(shape, axis):
     """Empty inputs: an empty result of b's shape and the result dtype, with or without initial, reset and out."""
