@@ -408,6 +408,46 @@ def test_growing_a_by_hand():
     np.testing.assert_array_equal(got, (-3.0) ** np.arange(30), strict=True)
 
 
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128", "complex64"])
+def test_growing_a_from_a_zero_or_tiny_state(dtype):
+    """|a| > 1 over a whole chunk of the core (32768 elements), whose product of a's overflows, from a state of 0 or
+    a tiny one: 0 stays 0 (never inf * 0 = NaN) and a tiny state grows to a finite value (never inf * 1e-300 = inf),
+    as the sequential loop has it. a = 2 then 1, so that every value is a power of two, exact: along three chunks
+    with b = 1 at the end of the walk, every variant, in place too, on 1, 2 and 3 threads."""
+    real = np.dtype(dtype).kind == "f"
+    wide = np.finfo(dtype).bits == 64
+    tiny, growth, a_grows = (1e-300, 1.03, 2.0 ** -1000) if wide else (1e-30, 1.003, 2.0 ** -100)
+    if real:
+        b = np.zeros(32769, dtype)
+        b[-1] = 1
+        exactly(lr(growth, b), np.r_[np.zeros(32768), 1], dtype)
+        b[-1] = 0
+        got = lr(growth, b, initial=tiny)
+        assert np.isfinite(got).all(), f"{dtype}: {np.count_nonzero(~np.isfinite(got))} outputs not finite"
+        # (A scalar a's powers, each rounded once, drift by about an ulp a vector: a looser tolerance.)
+        check_close(got, recurrence(growth, b, initial=tiny), dtype, scale="running", tol=1e-10 if wide else 2e-3,
+                    where=dtype)
+    doublings = int(-np.log2(a_grows)) + 30  # the walk's state ends at 2**30, the product past the type's range
+    n = 3 * 32768 + 5
+    walk_a = np.ones(n)
+    walk_a[:doublings] = 2
+    walk_b = np.zeros(n)
+    walk_b[-1] = 1
+    for initial in (0.0, a_grows):
+        for decreasing, exclusive in VARIANTS:
+            before = np.ldexp(initial, np.minimum(np.arange(n), doublings))
+            want = before if exclusive else np.r_[before[1:], before[-1] + 1]
+            a, b, want = ((x[::-1] if decreasing else x).astype(dtype) for x in (walk_a, walk_b, want))
+            for threads in (1, 2, 3):
+                simdscan.set_num_threads(threads)
+                where = f"{dtype} initial={initial} {variant_name(decreasing, exclusive)} {threads} threads"
+                exactly(lr(a, b, decreasing=decreasing, exclusive=exclusive, initial=initial), want, dtype, where)
+                y = b.copy()
+                lr(a, y, decreasing=decreasing, exclusive=exclusive, initial=initial, out=y)
+                exactly(y, want, dtype, where + " in place")
+
+
 @pytest.mark.parametrize("b_dtype", ["float32", "float64", "complex64", "complex128"])
 def test_complex_a(b_dtype):
     """A complex a (array or Python scalar, in the unit disk) with real or complex b: complex results within the
