@@ -923,6 +923,35 @@ def test_thread_count_does_not_change_a_bit(name, shape, axis, checked, dtype):
                                           f"{np.shape(a)}: {threads} threads vs 1")
 
 
+@pytest.mark.threads
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "float32", "float64"])
+def test_thread_count_does_not_change_a_nan_bit(dtype):
+    """NaN of either sign and infinities in a and b (inf - inf and inf * 0 making NaNs of their own) along a line of
+    five chunks of the core (32768 elements) and more: 1, 2 and 3 threads give the same bits, NaN's sign bit and
+    payload included, in every variant, with and without resets."""
+    rng = np.random.default_rng(seed_of("nan bits", dtype))
+    n = 5 * 32768 + 77
+    b = terms(rng, (n,), dtype)
+    a = coefficients(rng, (n,), dtype, 0.5, 1.0)
+    inf = complex(0, -INF) if dtype.startswith("complex") else -INF
+    for at, x, value in ((1000, b, NAN), (40_000, b, inf), (100_000, b, INF), (100_001, a, 0), (130_000, b, -NAN),
+                         (150_000, a, INF), (n - 1000, b, -INF)):
+        x[at] = value
+    reset = np.zeros(n, bool)
+    reset[[70_000, 120_000, 140_000]] = True
+    for decreasing, exclusive in VARIANTS:
+        for r in (None, reset):
+            simdscan.set_num_threads(1)
+            single = lr(a, b, decreasing=decreasing, exclusive=exclusive, reset=r)
+            assert np.isnan(single).any(), "no NaN to compare"
+            for threads in (2, 3):
+                simdscan.set_num_threads(threads)
+                assert_same_bits(lr(a, b, decreasing=decreasing, exclusive=exclusive, reset=r), single,
+                                 f"{dtype} {variant_name(decreasing, exclusive)} reset={r is not None}: "
+                                 f"{threads} threads vs 1")
+
+
 # --------------------------------------------------------------------------
 # properties
 # --------------------------------------------------------------------------

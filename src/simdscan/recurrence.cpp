@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -153,6 +154,16 @@ bool walks(const detail::RecurrencePair<T>& p) {
     }
 }
 
+// Any NaN as one quiet NaN: which NaN operand survives is the compiler's operand order, not the same in both walks.
+template <class T>
+T one_nan(T x) {
+    if constexpr (std::is_floating_point<T>::value) {
+        return std::isnan(x) ? std::numeric_limits<T>::quiet_NaN() : x;
+    } else {
+        return T(one_nan(x.real()), one_nan(x.imag()));
+    }
+}
+
 // The state after a chunk of pair p, from the state before it (p from a call that wrote, where walks(p)).
 template <class T>
 T after(const detail::RecurrencePair<T>& p, T state) {
@@ -160,15 +171,15 @@ T after(const detail::RecurrencePair<T>& p, T state) {
         return p.walked;
     }
     if (p.restarts) {
-        return p.b;
+        return one_nan(p.b);
     }
     if constexpr (std::is_floating_point<T>::value) {
         if (p.a == T(0) && !p.zero_a && std::isinf(state)) {
             // A product that underflowed to 0: element by element, an infinite state stays infinite.
-            return (std::signbit(p.a) ? -state : state) + p.b;
+            return one_nan((std::signbit(p.a) ? -state : state) + p.b);
         }
     }
-    return p.a * state + p.b;
+    return one_nan(p.a * state + p.b);
 }
 
 // Few long lines: all the threads on each line's chunks, their pairs, then their outputs.
