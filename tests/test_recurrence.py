@@ -408,6 +408,46 @@ def test_growing_a_by_hand():
     np.testing.assert_array_equal(got, (-3.0) ** np.arange(30), strict=True)
 
 
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128", "complex64"])
+def test_growing_a_from_a_zero_or_tiny_state(dtype):
+    """|a| > 1 over a whole chunk of the core (32768 elements), whose product of a's overflows, from a state of 0 or
+    a tiny one: 0 stays 0 (never inf * 0 = NaN) and a tiny state grows to a finite value (never inf * 1e-300 = inf),
+    as the sequential loop has it. a = 2 then 1, so that every value is a power of two, exact: along three chunks
+    with b = 1 at the end of the walk, every variant, in place too, on 1, 2 and 3 threads."""
+    real = np.dtype(dtype).kind == "f"
+    wide = np.finfo(dtype).bits == 64
+    tiny, growth, a_grows = (1e-300, 1.03, 2.0 ** -1000) if wide else (1e-30, 1.003, 2.0 ** -100)
+    if real:
+        b = np.zeros(32769, dtype)
+        b[-1] = 1
+        exactly(lr(growth, b), np.r_[np.zeros(32768), 1], dtype)
+        b[-1] = 0
+        got = lr(growth, b, initial=tiny)
+        assert np.isfinite(got).all(), f"{dtype}: {np.count_nonzero(~np.isfinite(got))} outputs not finite"
+        # (A scalar a's powers, each rounded once, drift by about an ulp a vector: a looser tolerance.)
+        check_close(got, recurrence(growth, b, initial=tiny), dtype, scale="running", tol=1e-10 if wide else 2e-3,
+                    where=dtype)
+    doublings = int(-np.log2(a_grows)) + 30  # the walk's state ends at 2**30, the product past the type's range
+    n = 3 * 32768 + 5
+    walk_a = np.ones(n)
+    walk_a[:doublings] = 2
+    walk_b = np.zeros(n)
+    walk_b[-1] = 1
+    for initial in (0.0, a_grows):
+        for decreasing, exclusive in VARIANTS:
+            before = np.ldexp(initial, np.minimum(np.arange(n), doublings))
+            want = before if exclusive else np.r_[before[1:], before[-1] + 1]
+            a, b, want = ((x[::-1] if decreasing else x).astype(dtype) for x in (walk_a, walk_b, want))
+            for threads in (1, 2, 3):
+                simdscan.set_num_threads(threads)
+                where = f"{dtype} initial={initial} {variant_name(decreasing, exclusive)} {threads} threads"
+                exactly(lr(a, b, decreasing=decreasing, exclusive=exclusive, initial=initial), want, dtype, where)
+                y = b.copy()
+                lr(a, y, decreasing=decreasing, exclusive=exclusive, initial=initial, out=y)
+                exactly(y, want, dtype, where + " in place")
+
+
 @pytest.mark.parametrize("b_dtype", ["float32", "float64", "complex64", "complex128"])
 def test_complex_a(b_dtype):
     """A complex a (array or Python scalar, in the unit disk) with real or complex b: complex results within the
@@ -758,6 +798,30 @@ def test_out_overlapping_b_or_a(name, size, bview, oview):
             np.testing.assert_array_equal(buf[~in_out], original[~in_out], err_msg=where + ": wrote outside out")
 
 
+@pytest.mark.usefixtures("restore_thread_count")
+def test_initial_a_view_of_out():
+    """initial a view of out (in place, out=b): each line starts from initial's values as they were before the
+    call, not from outputs written over them, by hand and against the loop; on a line of several chunks with resets
+    (each segment starts again from initial) on 1 and 3 threads."""
+    b = np.ones((3, 4))
+    got = lr(0.5, b, initial=b[0, :3], out=b)
+    exactly(got, [[1.5, 1.75, 1.875, 1.9375], [1.5, 1.75, 1.875, 1.9375], [1.5, 1.75, 1.875, 1.9375]])
+    rng = np.random.default_rng(seed_of("initial in out"))
+    for shape, axis, initial_of in (((6, 50), 1, lambda x: x[2, 10:16]), ((6, 50), 0, lambda x: x[0]),
+                                    ((2, 100_000), 1, lambda x: x[1, -2:])):
+        b0, a = terms(rng, shape, np.float64), coefficients(rng, shape, np.float64)
+        reset = resets(rng, shape, 1e-3)
+        for decreasing, exclusive in VARIANTS:
+            for threads in (1, 3):
+                simdscan.set_num_threads(threads)
+                b = b0.copy()
+                initial = initial_of(b)
+                want = recurrence(a, b0, axis, decreasing, exclusive, initial.copy(), reset)
+                assert lr(a, b, axis, decreasing, exclusive, initial=initial, reset=reset, out=b) is b
+                check_close(b, want, np.float64, axis, decreasing,
+                            where=f"{shape} axis={axis} {variant_name(decreasing, exclusive)} {threads} threads")
+
+
 @pytest.mark.parametrize("shape, axis", [((0,), 0), ((3, 0), -1), ((0, 4), -1), ((0, 4), 0), ((2, 0, 3), 1)])
 def test_empty(shape, axis):
     """Empty inputs: an empty result of b's shape and the result dtype, with or without initial, reset and out."""
@@ -857,6 +921,35 @@ def test_thread_count_does_not_change_a_bit(name, shape, axis, checked, dtype):
             got = lr(a, b, axis, decreasing, exclusive, **kw)
             assert_same_bits(got, single, f"{name} {dtype} {variant_name(decreasing, exclusive)} a "
                                           f"{np.shape(a)}: {threads} threads vs 1")
+
+
+@pytest.mark.threads
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "float32", "float64"])
+def test_thread_count_does_not_change_a_nan_bit(dtype):
+    """NaN of either sign and infinities in a and b (inf - inf and inf * 0 making NaNs of their own) along a line of
+    five chunks of the core (32768 elements) and more: 1, 2 and 3 threads give the same bits, NaN's sign bit and
+    payload included, in every variant, with and without resets."""
+    rng = np.random.default_rng(seed_of("nan bits", dtype))
+    n = 5 * 32768 + 77
+    b = terms(rng, (n,), dtype)
+    a = coefficients(rng, (n,), dtype, 0.5, 1.0)
+    inf = complex(0, -INF) if dtype.startswith("complex") else -INF
+    for at, x, value in ((1000, b, NAN), (40_000, b, inf), (100_000, b, INF), (100_001, a, 0), (130_000, b, -NAN),
+                         (150_000, a, INF), (n - 1000, b, -INF)):
+        x[at] = value
+    reset = np.zeros(n, bool)
+    reset[[70_000, 120_000, 140_000]] = True
+    for decreasing, exclusive in VARIANTS:
+        for r in (None, reset):
+            simdscan.set_num_threads(1)
+            single = lr(a, b, decreasing=decreasing, exclusive=exclusive, reset=r)
+            assert np.isnan(single).any(), "no NaN to compare"
+            for threads in (2, 3):
+                simdscan.set_num_threads(threads)
+                assert_same_bits(lr(a, b, decreasing=decreasing, exclusive=exclusive, reset=r), single,
+                                 f"{dtype} {variant_name(decreasing, exclusive)} reset={r is not None}: "
+                                 f"{threads} threads vs 1")
 
 
 # --------------------------------------------------------------------------

@@ -166,6 +166,8 @@ def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Union[Direct
     target = _lines_of(out, along, compute)
     b_lines = _apart(b_lines, target)
     a_lines = None if a_lines is None else _apart(a_lines, target)
+    if target is not None and np.may_share_memory(initial_lines, target):
+        initial_lines = initial_lines.copy()  # read again at every chunk and segment, after out's writes began
     direct = target is not None
     target = target if target is not None else np.empty(b_lines.shape, compute)
     _core.linear_recurrence(a_lines, a_value, b_lines, initial_lines, reset_lines, target, reverse, bool(exclusive))

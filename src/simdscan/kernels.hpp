@@ -281,6 +281,7 @@ struct RecurrencePair {
     T b;
     bool restarts;
     bool zero_a;
+    T walked;  // the last state walked from the state before the span, where the call writes
 };
 
 // What a call of RecurrenceKernels::span writes, and how (run-time choices: compiled in, each would double the
@@ -335,7 +336,7 @@ struct RecurrenceKernels {
     // Walks a span in memory order, or from its end [reverse], and returns its composed pair (its b the last state
     // from 0, computed a vector at a time beside the outputs with the same steps, so that neither depends on whether
     // the call writes). Where modes.writes, from `state`: into out the state after each element, or before it where
-    // modes.exclusive.
+    // modes.exclusive, and the last state into the pair's `walked`.
     using span_fn = RecurrencePair<T> (*)(const RecurrenceSpan<T>& span, T state, RecurrenceModes modes);
     // pandas' exponentially weighted mean (adjust=True) of a line of n contiguous elements, in memory order: each
     // output the mean of the values so far, each weighted by decay to the power of its age; NaN is no value (NaN

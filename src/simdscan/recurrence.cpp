@@ -1,13 +1,15 @@
-// linear_recurrence and exponentially_weighted_mean (scan.hpp). A linear recurrence's line is cut into chunks at fixed places, each chunk's outputs computed from the
-// state before it, and that state from the chunks before by their composed pairs: on one thread the chunks in turn,
-// each with its pair; on several the pairs first, in parallel, then the outputs. The same arithmetic either way, so
-// no bit depends on the thread count.
+// linear_recurrence and exponentially_weighted_mean (scan.hpp). A linear recurrence's line is cut into chunks at
+// fixed places, each chunk's outputs computed from the state before it, and that state from the chunks before by
+// their composed pairs (by the chunk's own walk where its product of a's overflowed): on one thread the chunks in
+// turn, each with its pair; on several the pairs first, in parallel, then the outputs. The same arithmetic either
+// way, so no bit depends on the thread count.
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -142,19 +144,42 @@ bool streams_outputs(const void* out, std::initializer_list<const void*> operand
            detail::streams_past_caches(in_bytes, elements * std::ptrdiff_t(sizeof(T)));
 }
 
-// The state after a chunk of pair p, from the state before it.
+// Whether a chunk hands on its walked state: its product of a's overflowed (|a| > 1), inf * a state 0 would be NaN.
+template <class T>
+bool walks(const detail::RecurrencePair<T>& p) {
+    if constexpr (std::is_floating_point<T>::value) {
+        return !p.restarts && !std::isfinite(p.a);
+    } else {
+        return !p.restarts && !(std::isfinite(p.a.real()) && std::isfinite(p.a.imag()));
+    }
+}
+
+// Any NaN as one quiet NaN: which NaN operand survives is the compiler's operand order, not the same in both walks.
+template <class T>
+T one_nan(T x) {
+    if constexpr (std::is_floating_point<T>::value) {
+        return std::isnan(x) ? std::numeric_limits<T>::quiet_NaN() : x;
+    } else {
+        return T(one_nan(x.real()), one_nan(x.imag()));
+    }
+}
+
+// The state after a chunk of pair p, from the state before it (p from a call that wrote, where walks(p)).
 template <class T>
 T after(const detail::RecurrencePair<T>& p, T state) {
+    if (walks(p)) {
+        return p.walked;
+    }
     if (p.restarts) {
-        return p.b;
+        return one_nan(p.b);
     }
     if constexpr (std::is_floating_point<T>::value) {
         if (p.a == T(0) && !p.zero_a && std::isinf(state)) {
             // A product that underflowed to 0: element by element, an infinite state stays infinite.
-            return (std::signbit(p.a) ? -state : state) + p.b;
+            return one_nan((std::signbit(p.a) ? -state : state) + p.b);
         }
     }
-    return p.a * state + p.b;
+    return one_nan(p.a * state + p.b);
 }
 
 // Few long lines: all the threads on each line's chunks, their pairs, then their outputs.
@@ -170,13 +195,23 @@ void recur_chunks_in_parallel(const LinearRecurrenceDesc& desc, std::size_t thre
             }
         });
         std::vector<T> states(static_cast<std::size_t>(count));
+        std::vector<char> written(static_cast<std::size_t>(count));
         states[0] = line.initial();
         for (std::ptrdiff_t k = 1; k < count; ++k) {
-            states[std::size_t(k)] = after(pairs[std::size_t(k - 1)], states[std::size_t(k - 1)]);
+            const T before = states[std::size_t(k - 1)];
+            if (walks(pairs[std::size_t(k - 1)])) {
+                // Its outputs now, as one thread writes them, for the state after it.
+                states[std::size_t(k)] = after(line.run(k - 1, before, true), before);
+                written[std::size_t(k - 1)] = 1;
+            } else {
+                states[std::size_t(k)] = after(pairs[std::size_t(k - 1)], before);
+            }
         }
         detail::parallel_ranges(count, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
             for (std::ptrdiff_t k = begin; k < end; ++k) {
-                line.run(k, states[std::size_t(k)], true);
+                if (written[std::size_t(k)] == 0) {
+                    line.run(k, states[std::size_t(k)], true);
+                }
             }
         });
     }

@@ -165,7 +165,7 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
         }
     }
     recur_elements(span, done, span.n - done, at, modes, Reverse);
-    return RecurrencePair<T>{at.product, at.z, at.restarted, at.zero_a || (scalar_a && span.a_value == T(0))};
+    return RecurrencePair<T>{at.product, at.z, at.restarted, at.zero_a || (scalar_a && span.a_value == T(0)), at.y};
 }
 
 // RecurrenceKernels::weighted_mean: the weighted sums of the values and of their weights as two recurrences of one
