@@ -405,14 +405,14 @@ State scan_span_of(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, 
     }
 }
 
-// A whole line that rows packed in vectors could hold (shorter than a vector, its length dividing the lane count):
+// A whole float line that rows packed in vectors could hold (at most a vector, its length dividing the lane count):
 // one vector padded with the neutral element, as scan_packed_rows scans such rows, so that its bits do not depend on
-// which of the two runs it. Returns whether it did.
+// which of the two runs it (exact ops give the same bits either way). Returns whether it did.
 template <class A, class T, class Op, bool Reverse, class O, class State>
 bool scan_as_packed_row(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive, T order_key) {
-    if constexpr (is_vectorized<A, T>() && !Op::scans_chunks_from_totals) {
+    if constexpr (is_vectorized<A, T>() && std::is_floating_point<T>::value && !Op::selects_an_operand) {
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(Op::template vector<T, A>::size);
-        if (!st.at_line_start || n >= lanes || lanes % n != 0) {
+        if (!st.at_line_start || n > lanes || lanes % n != 0) {
             return false;
         }
         const std::ptrdiff_t first = Reverse ? lanes - n : 0;  // the line's lanes, where the scan starts
@@ -420,10 +420,8 @@ bool scan_as_packed_row(const T* in, O* out, std::ptrdiff_t n, ScanState<State>&
         alignas(A::alignment()) O outputs[lanes];
         std::fill_n(padded, lanes, keyed<Op>(output_of<Op, T>(Op::template neutral<T>()), order_key));
         std::copy_n(in, n, padded + first);
-        const bool streams = st.streams;
-        st.streams = false;  // the outputs are a local array
-        st.local = scan_span_of<A, T, Op, Reverse>(padded, outputs, lanes, st, exclusive, order_key);
-        st.streams = streams;
+        st.local = scan_steps<A, T, Op, Reverse>(ArrayElements<T, false>{padded}, ArrayOutputs<O>{outputs}, lanes,
+                                                 st.base, st.local, SpanModes{exclusive, st.has_base}, order_key);
         std::copy_n(outputs + first, n, out);
         return true;
     } else {
@@ -635,8 +633,7 @@ template <class A, class T, class Op, bool Reverse>
 void scan_rows(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows, std::ptrdiff_t in_stride,
                std::ptrdiff_t out_stride, bool exclusive, T identity, bool streams, T order_key) {
     std::ptrdiff_t r = 0;
-    // (An op whose lines are scanned from chunk totals groups a line otherwise: each row as a line of its own.)
-    if constexpr (is_vectorized<A, T>() && !Op::scans_chunks_from_totals) {
+    if constexpr (is_vectorized<A, T>()) {
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(Op::template vector<T, A>::size);
         const std::ptrdiff_t row_bytes = n * std::ptrdiff_t(sizeof(T));
         if (n > 1 && n <= lanes && lanes % n == 0 && in_stride == row_bytes && out_stride == row_bytes) {
