@@ -21,6 +21,7 @@ import simdscan
 import simdscan.dask as sdask
 from dask_compare import TaskCounter
 from data import seed_of
+from recurrence_reference import pandas_ewm_mean
 
 DIRECTIONS = ("increasing", "decreasing")
 INITIALS = ("none", "scalar", "lines", "broadcast", "dask")
@@ -345,6 +346,25 @@ def test_ewm_mean_matches_simdscan(adjust, ignore_na):
             got = computed(sdask.ewm_mean(da.from_array(data, chunks=chunks), axis, **kw))
             check_close(np.moveaxis(got, axis, -1), np.moveaxis(want, axis, -1), 1e-12,
                         f"ewm_mean(shape {data.shape}, axis {axis}, {kw})")
+
+
+@pytest.mark.parametrize("adjust, ignore_na", MODES, ids=MODE_IDS)
+def test_ewm_mean_infinities_are_missing_as_in_pandas(adjust, ignore_na):
+    """+-inf is missing, as NaN (pandas' rule): leading infinities over chunks, both signs within a chunk and across
+    boundaries, an all-infinite chunk; float64 within 1e-12 of pandas, float32 and float16 of the NumPy level."""
+    pytest.importorskip("pandas")
+    inf = np.inf
+    data = np.array([inf, -inf, inf, 1.0, inf, 2.0, np.nan, -inf, 3.0, inf, inf, inf, 4.0, -inf, 5.0, inf])
+    for chunks in (1, ((3, 0, 4, 2, 3, 4),), ((2, 9, 5),)):
+        for decay in DECAYS:
+            kw = dict(adjust=adjust, ignore_na=ignore_na, **decay)
+            want = pandas_ewm_mean(data, **kw)  # (com == 1 with adjust=False: past pandas 3's special case)
+            got = computed(sdask.ewm_mean(da.from_array(data, chunks=chunks), **kw))
+            check_close(got, want, 1e-12, f"float64 chunks {chunks} {kw}")
+            for dtype in ("float32", "float16"):
+                narrow = data.astype(dtype)
+                got = computed(sdask.ewm_mean(da.from_array(narrow, chunks=chunks), **kw))
+                check_close(got, simdscan.ewm_mean(narrow, **kw), 1e-5, f"{dtype} chunks {chunks} {kw}")
 
 
 def test_ewm_mean_long_line_against_pandas():
