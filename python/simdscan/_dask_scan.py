@@ -906,6 +906,11 @@ def _aligned_reset(flags: Union[np.ndarray, da.Array], x: da.Array) -> da.Array:
     return da.broadcast_to(lazy, x.shape, chunks=x.chunks)
 
 
+def _without_empty_chunks(x: da.Array) -> da.Array:
+    """``x``, not empty, in its chunks less the empty ones (``x`` itself where it has none)."""
+    return x.rechunk(tuple(tuple(c for c in chunks if c) for chunks in x.chunks))
+
+
 def _walked_layout(x: da.Array, axis: Optional[int]) -> tuple[da.Array, int]:
     """``x`` as a scan walks it and the axis it walks: ``axis=None`` flattened in C order, 0-d as shape (1,), a
     negative axis counted from the end; ValueError for unknown chunk sizes."""
@@ -914,8 +919,8 @@ def _walked_layout(x: da.Array, axis: Optional[int]) -> tuple[da.Array, int]:
         if x.size == 0:  # (dask cannot reshape every empty array)
             x = da.from_array(np.empty(0, dtype=x.dtype))
         else:
-            if x.ndim > 1 and 0 in sum(x.chunks, ()):  # Dask's ravel fails on empty chunks: drop them first
-                x = x.rechunk(tuple(tuple(c for c in chunks if c) for chunks in x.chunks))
+            if x.ndim > 1:  # Dask's ravel fails on empty chunks: drop them first
+                x = _without_empty_chunks(x)
             x = x.ravel()  # C order, as NumPy; may rechunk a multi-dimensional chunking
         axis = 0
     else:
