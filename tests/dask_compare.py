@@ -10,6 +10,14 @@ from params import func
 from reference import check_scan
 
 DIRECTIONS = ["increasing", "decreasing"]
+#: (shape, chunks): empty chunks beside an axis of length 1 (along it and across it, which Dask's elementwise
+#: broadcasting takes for a broadcast axis), and beside longer ones
+EMPTY_CHUNK_CASES = [
+    ((1,), ((0, 1),)), ((1,), ((1, 0),)), ((1,), ((0, 1, 0),)), ((5,), ((2, 0, 3),)), ((5,), ((0, 5),)),
+    ((1, 3), ((0, 1), (2, 0, 1))), ((3, 1), ((2, 0, 1), (0, 1))), ((5, 1), ((2, 0, 3), (1, 0))),
+    ((1, 5), ((1, 0), (0, 2, 0, 3))), ((5, 3), ((0, 5), (3, 0))),
+]
+EMPTY_CHUNK_IDS = [f"{shape}-{chunks}".replace(" ", "") for shape, chunks in EMPTY_CHUNK_CASES]
 
 
 class TaskCounter(Callback):

@@ -298,9 +298,10 @@ def pandas_ewm_mean(x, axis=-1, **params):
     float64 values of ``x``, as a float64 array of x's shape.
 
     pandas 3.0 and 3.1 special-case com == 1 (alpha = 0.5, span = 3, halflife = 1) with adjust=False: after a NaN
-    under ignore_na=False the next observation takes the whole forgotten weight, a value discontinuous in alpha
-    (a regression of 3.0.0: pandas-dev/pandas#66521, #66523; 2.x gives the documented weights). For that case the
-    reference asks pandas for com one ulp above 1, the documented weights (a change of about 1e-16 relative)."""
+    (or +-inf, which pandas takes as NaN) under ignore_na=False the next observation takes the whole forgotten weight,
+    a value discontinuous in alpha (a regression of 3.0.0: pandas-dev/pandas#66521, #66523; 2.x gives the documented
+    weights). For that case the reference asks pandas for com one ulp above 1, the documented weights (a change of
+    about 1e-16 relative)."""
     import pandas as pd
 
     x = np.asarray(x)
@@ -309,7 +310,7 @@ def pandas_ewm_mean(x, axis=-1, **params):
         return np.empty(x.shape, np.float64)
     decay = {k: params[k] for k in ("com", "span", "halflife", "alpha") if params.get(k) is not None}
     if (len(decay) == 1 and not params.get("adjust", True) and not params.get("ignore_na", False)
-            and _com_of(**decay) == 1.0 and np.isnan(lines).any()):
+            and _com_of(**decay) == 1.0 and not np.isfinite(lines).all()):
         params = {k: v for k, v in params.items() if k not in decay}
         params["com"] = float(np.nextafter(1.0, 2.0))
     frame = pd.DataFrame(np.ascontiguousarray(lines.T))  # one column per line

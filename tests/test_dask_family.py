@@ -24,7 +24,7 @@ import simdscan
 import simdscan.dask as sdask
 from data import seed_of
 from dask_compare import check_close
-from family_reference import check_logcumsumexp
+from family_reference import assert_same_bits, check_logcumsumexp, extremum_indices
 from ops import FAMILY, INDEXED, SCANS
 DIRECTIONS = ["increasing", "decreasing"]
 # "nan32" / "nan64": float32 / float64 with about one NaN in four
@@ -175,6 +175,47 @@ def test_all_nan_and_empty_chunks_do_not_poison_carries(name):
             for exclusive in (False, True):
                 got = getattr(sdask, name)(x, direction=direction, exclusive=exclusive).compute()
                 compare(name, a, x, got, 0, direction, exclusive, {})
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("name", ["cummax", "cummin", "nancummax", "nancummin"])
+def test_signed_zero_ties_take_the_later_elements_bits(name, dtype):
+    """A tie of +0 and -0 across a chunk boundary goes to the later element in the walk, as in simdscan on the whole
+    array (bit for bit), and each value has the bits of the element that supplies it: the latest in the walk to equal
+    the running extremum (NumPy's loop, family_reference.extremum_indices; for the NaN-skipping scans with NaN as the
+    identity), which with return_indices is the element its index names. (The carries were combined by NumPy's
+    maximum / minimum, which keep float16's earlier operand of a tie, and fmax / fmin, which keep any dtype's.)"""
+    rng = np.random.default_rng(seed_of("signed zero ties", name, dtype))
+    base = "cummax" if name.endswith("max") else "cummin"
+    skips_nan = name.startswith("nan")
+    lines = rng.choice([0.0, -0.0, 0.0, -0.0, -1.0, np.nan] if base == "cummax" else [0.0, -0.0, 1.0, np.nan],
+                       size=(6, 12))
+    lines[0] = [0.0, -0.0, 0.0, -0.0, 0.0, -0.0, -0.0, 0.0, 0.0, np.nan, -0.0, 0.0]
+    bits = {"float16": np.uint16, "float32": np.uint32, "float64": np.uint64}[dtype]
+    for a, chunks_list, axes in ((lines[0].astype(dtype), (1, 2, 5, ((1, 0, 4, 0, 7),)), (0,)),
+                                 (lines.astype(dtype), ((1, 2), ((2, 0, 3, 1), 4), ((3, 3), (1, 6, 5))), (0, 1))):
+        # the supplier's reference: NaN as the identity where it is skipped (a NaN supplier: no value yet)
+        as_identity = np.where(np.isnan(a), -np.inf if base == "cummax" else np.inf, a) if skips_nan else a
+        for chunks in chunks_list:
+            x = da.from_array(a, chunks=chunks)
+            for axis in axes:
+                for direction in DIRECTIONS:
+                    for exclusive in (False, True):
+                        where = f"{name}({dtype}, chunks={x.chunks}, axis={axis}, {direction}, exclusive={exclusive})"
+                        kw = dict(direction=direction, exclusive=exclusive)
+                        suppliers = extremum_indices(base, as_identity, axis, direction == "decreasing", exclusive)
+                        supplied = np.take_along_axis(a, np.maximum(suppliers, 0), axis=axis)
+                        known = (suppliers >= 0) & ~np.isnan(supplied)
+                        for extra in variants(name):
+                            got = getattr(sdask, name)(x, axis, **kw, **extra)
+                            got = dask.compute(*got) if extra else got.compute()
+                            want = getattr(simdscan, name)(a, axis, **kw, **extra)
+                            values = got[0] if extra else got
+                            assert_same_bits(values, want[0] if extra else want, where + f" {extra}")
+                            np.testing.assert_array_equal(values[known].view(bits), supplied[known].view(bits),
+                                                          err_msg=where + f" {extra}: the supplier's bits")
+                            if extra:
+                                np.testing.assert_array_equal(got[1], suppliers, err_msg=where + " indices")
 
 
 def test_logcumsumexp_special_values_and_large_magnitudes():

@@ -11,9 +11,13 @@ from numpy.exceptions import AxisError
 
 import simdscan
 import simdscan.dask as sdask
-from dask_compare import DIRECTIONS, TaskCounter, compare, dask_op, layer_names
+from dask_compare import EMPTY_CHUNK_CASES, EMPTY_CHUNK_IDS, DIRECTIONS, TaskCounter, compare, dask_op, layer_names
+from data import seed_of
+from ops import INDEXED, SCANS
 from params import func
 from reference import OPS
+
+SCAN_NAMES = [s.name for s in SCANS]
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -52,6 +56,40 @@ def test_output_chunks_equal_input_chunks():
                 assert r.chunks == chunks
                 assert r.numblocks == x.numblocks
                 assert not any("rechunk" in name for name in layer_names(r))
+
+
+@pytest.mark.parametrize("shape, chunks", EMPTY_CHUNK_CASES, ids=EMPTY_CHUNK_IDS)
+def test_empty_chunks_beside_an_axis_of_length_1(shape, chunks):
+    """Every scan (with indices where it has them; increasing inclusive, decreasing exclusive), cumulative_sum /
+    cumulative_prod and ffill, plain, with reset= (NumPy and Dask) and labels= (Dask, in the data's chunks), along
+    each axis of arrays whose chunks hold empty pieces such as (0, 1) on an axis of length 1: simdscan's values on the
+    whole array (halves and NaN: every partial result exact; logcumsumexp within 1e-13), in the input's chunks."""
+    rng = np.random.default_rng(seed_of("empty chunks", shape, chunks))
+    a = rng.integers(-4, 5, size=shape) / 2.0
+    a[rng.random(shape) < 0.2] = np.nan
+    reset = rng.random(shape) < 0.3
+    labels = rng.integers(0, 3, size=shape)
+    x = da.from_array(a, chunks=chunks)
+    segments = [{}, {"reset": reset}, {"reset": da.from_array(reset, chunks=chunks)},
+                {"labels": da.from_array(labels, chunks=chunks)}]
+    for axis in range(len(shape)):
+        for segment in segments:
+            given = {k: np.asarray(v) for k, v in segment.items()}
+            calls = [(name, {"direction": d, "exclusive": d == "decreasing", **extra}) for name in SCAN_NAMES
+                     for d in DIRECTIONS for extra in ([{}, {"return_indices": True}] if name in INDEXED else [{}])]
+            calls += [(name, {"direction": d}) for name in ("cumulative_sum", "cumulative_prod") for d in DIRECTIONS]
+            calls += [("ffill", {"direction": d, "limit": limit}) for d in DIRECTIONS for limit in (None, 1)]
+            for name, kw in calls:
+                where = f"{name}(chunks={chunks}, axis={axis}, {kw}, {sorted(segment)})"
+                lazy = getattr(sdask, name)(x, axis=axis, **kw, **segment)
+                want = getattr(simdscan, name)(a, axis=axis, **kw, **given)
+                for part, wanted in zip(lazy, want) if isinstance(want, tuple) else ((lazy, want),):
+                    assert part.chunks == x.chunks, f"{where}: chunks {part.chunks}"
+                    got = part.compute(scheduler="sync")
+                    if name == "logcumsumexp":
+                        np.testing.assert_allclose(got, wanted, rtol=1e-13, err_msg=where)
+                    else:
+                        np.testing.assert_array_equal(got, wanted, err_msg=where)
 
 
 def test_numpy_input_is_wrapped():

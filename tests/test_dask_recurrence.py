@@ -19,8 +19,9 @@ import pytest
 
 import simdscan
 import simdscan.dask as sdask
-from dask_compare import TaskCounter
+from dask_compare import EMPTY_CHUNK_CASES, EMPTY_CHUNK_IDS, TaskCounter
 from data import seed_of
+from recurrence_reference import pandas_ewm_mean
 
 DIRECTIONS = ("increasing", "decreasing")
 INITIALS = ("none", "scalar", "lines", "broadcast", "dask")
@@ -345,6 +346,65 @@ def test_ewm_mean_matches_simdscan(adjust, ignore_na):
             got = computed(sdask.ewm_mean(da.from_array(data, chunks=chunks), axis, **kw))
             check_close(np.moveaxis(got, axis, -1), np.moveaxis(want, axis, -1), 1e-12,
                         f"ewm_mean(shape {data.shape}, axis {axis}, {kw})")
+
+
+@pytest.mark.parametrize("adjust, ignore_na", MODES, ids=MODE_IDS)
+def test_ewm_mean_infinities_are_missing_as_in_pandas(adjust, ignore_na):
+    """+-inf is missing, as NaN (pandas' rule): leading infinities over chunks, both signs within a chunk and across
+    boundaries, an all-infinite chunk; float64 within 1e-12 of pandas, float32 and float16 of the NumPy level."""
+    pytest.importorskip("pandas")
+    inf = np.inf
+    data = np.array([inf, -inf, inf, 1.0, inf, 2.0, np.nan, -inf, 3.0, inf, inf, inf, 4.0, -inf, 5.0, inf])
+    for chunks in (1, ((3, 0, 4, 2, 3, 4),), ((2, 9, 5),)):
+        for decay in DECAYS:
+            kw = dict(adjust=adjust, ignore_na=ignore_na, **decay)
+            want = pandas_ewm_mean(data, **kw)  # (com == 1 with adjust=False: past pandas 3's special case)
+            got = computed(sdask.ewm_mean(da.from_array(data, chunks=chunks), **kw))
+            check_close(got, want, 1e-12, f"float64 chunks {chunks} {kw}")
+            for dtype in ("float32", "float16"):
+                narrow = data.astype(dtype)
+                got = computed(sdask.ewm_mean(da.from_array(narrow, chunks=chunks), **kw))
+                check_close(got, simdscan.ewm_mean(narrow, **kw), 1e-5, f"{dtype} chunks {chunks} {kw}")
+
+
+@pytest.mark.parametrize("shape, chunks", EMPTY_CHUNK_CASES, ids=EMPTY_CHUNK_IDS)
+def test_empty_chunks_beside_an_axis_of_length_1(shape, chunks):
+    """Empty chunks such as (0, 1) on an axis of length 1, which Dask's elementwise broadcasting takes for a
+    broadcast axis (ewm_mean(adjust=False) raised Missing dependency / Chunks do not add up): ewm_mean in every mode
+    within 1e-12 of pandas, linear_recurrence (a, initial and reset as NumPy and as Dask arrays) and
+    discounted_cumsum as simdscan has them, along each axis; the result in the input's chunks."""
+    pytest.importorskip("pandas")
+    rng = np.random.default_rng(seed_of("empty chunks", shape, chunks))
+    data = rng.normal(size=shape) + 2
+    data[rng.random(shape) < 0.2] = np.nan
+    x = da.from_array(data, chunks=chunks)
+    a = rng.choice([-0.5, 0.5, 1.0], size=shape)
+    reset = rng.random(shape) < 0.3
+    for axis in range(len(shape)):
+        line_shape = shape[:axis] + shape[axis + 1:]
+        initial = rng.integers(-2, 3, size=line_shape) / 2.0
+        line_chunks = chunks[:axis] + chunks[axis + 1:]
+        for adjust, ignore_na in MODES:
+            kw = dict(alpha=0.3, adjust=adjust, ignore_na=ignore_na)
+            lazy = sdask.ewm_mean(x, axis, **kw)
+            assert lazy.chunks == x.chunks, f"ewm_mean {kw}: chunks {lazy.chunks}"
+            check_close(np.moveaxis(computed(lazy), axis, -1), np.moveaxis(pandas_ewm_mean(data, axis, **kw), axis, -1),
+                        1e-12, f"ewm_mean(chunks {chunks}, axis {axis}, {kw})")
+        for lazy_operands in (False, True):
+            given = dict(reset=reset, initial=initial)
+            if lazy_operands:
+                given = dict(reset=da.from_array(reset, chunks=chunks),
+                             initial=da.from_array(initial, chunks=line_chunks))
+            coefficient = da.from_array(a, chunks=chunks) if lazy_operands else a
+            for direction in DIRECTIONS:
+                lazy = sdask.linear_recurrence(coefficient, x, axis, direction=direction, **given)
+                assert lazy.chunks == x.chunks
+                want = simdscan.linear_recurrence(a, data, axis, direction=direction, reset=reset, initial=initial)
+                check_equal(computed(lazy), want, f"linear_recurrence(chunks {chunks}, axis {axis}, {direction}, "
+                                                  f"Dask operands {lazy_operands})")
+            lazy = sdask.discounted_cumsum(x, coefficient, axis, reset=given["reset"])
+            check_equal(computed(lazy), simdscan.discounted_cumsum(data, a, axis, reset=reset),
+                        f"discounted_cumsum(chunks {chunks}, axis {axis}, Dask operands {lazy_operands})")
 
 
 def test_ewm_mean_long_line_against_pandas():

@@ -179,10 +179,12 @@ def test_cumulative_matches_simdscan(name, case):
 
 @pytest.mark.parametrize("name, extra", VARIANTS, ids=VARIANT_IDS)
 def test_empty_and_0d(name, extra):
-    """Empty axes and empty lines (any reset values: an empty input reads none), and 0-d inputs scanned as (1,)."""
+    """Empty axes and empty lines (any reset values: an empty input reads none), and 0-d inputs scanned as (1,), their
+    reset bool or 0/1 numbers along any axis."""
     cases = [(np.zeros(0), 4, 0, np.array([2.0])), (np.zeros((0, 3)), (2, 2), 0, np.array([[2]])),
              (np.ones((3, 0)), (2, 2), 1, np.zeros((3, 1), dtype=bool)), (np.zeros((0, 3)), 2, None, [[True]]),
-             (np.array(1.5), (), None, True), (np.array(-2.0), (), 0, np.array(False))]
+             (np.array(1.5), (), None, True), (np.array(-2.0), (), 0, np.array(False)),
+             (np.array(1.5), (), 0, 1), (np.array(-2.0), (), -1, np.int8(0)), (np.array(3.0), (), 0, np.array(1.0))]
     for i, (a, chunks, axis, r) in enumerate(cases):
         for direction in DIRECTIONS:
             for exclusive in (False, True):

@@ -209,6 +209,63 @@ def test_long_nan_runs_keep_the_last_mean(adjust, ignore_na):
         check_ewm(got, x, where=f"alpha={alpha} run={run}", **params)
 
 
+INF = np.inf
+#: lines with infinities, which pandas takes as missing (NaN): inside, leading, all, -inf, +inf then -inf, with NaN
+INFINITE_LINES = [
+    [1.0, INF, 2.0, 3.0],
+    [INF, 1.0, 2.0],
+    [-INF, -INF, 4.0, NAN, 5.0],
+    [INF, INF, INF],
+    [-INF],
+    [1.0, INF, -INF, 2.0, 3.0],
+    [1.0, -INF, 2.0, INF, NAN, 3.0],
+    [NAN, INF, NAN, 5.0, -INF, 6.0],
+    [2.0, 3.0, INF],
+]
+
+
+@pytest.mark.parametrize("adjust, ignore_na", MODES, ids=MODE_IDS)
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_infinities_are_missing_as_in_pandas(dtype, adjust, ignore_na):
+    """+-inf is a missing value, as pandas' ewm takes it (as NaN): by hand, the lines of INFINITE_LINES, random lines
+    with both infinities and NaN (1-D, 2-D along each axis, written to out, in place), every way of giving the decay
+    (alpha = 0.5 included: com == 1); the means those of the input with NaN for each infinity, bit for bit, and the
+    input untouched. (An infinity once entered the weighted sums: inf from there on, NaN after inf and -inf.)"""
+    if (dtype, adjust, ignore_na) == ("float64", True, False):
+        np.testing.assert_allclose(simdscan.ewm_mean([1.0, INF, 2.0, 3.0], alpha=0.5), [1, 1, 1.8, 33 / 13],
+                                   rtol=1e-15)
+    rng = np.random.default_rng(seed_of("infinities", dtype, adjust, ignore_na))
+    random_lines = rng.uniform(-3, 3, (3, 40))
+    pick = rng.random(random_lines.shape)
+    random_lines[pick < 0.1] = INF
+    random_lines[(pick >= 0.1) & (pick < 0.2)] = -INF
+    random_lines[(pick >= 0.2) & (pick < 0.3)] = NAN
+    random_lines[1, :6] = INF  # a line that opens with infinities
+    for step, (key, value) in enumerate(DECAYS):
+        params = {key: value, "adjust": adjust, "ignore_na": ignore_na}
+        for line in INFINITE_LINES:
+            x = np.array(line, dtype)
+            snap = snapshot(x)
+            got = simdscan.ewm_mean(x, **params)
+            check_ewm(got, x, where=f"{line}", relative="line", **params)
+            assert_same_bits(got, simdscan.ewm_mean(np.where(np.isinf(x), NAN, x), **params), f"{line} as NaN")
+            assert_unchanged(x, snap)
+        x = random_lines.astype(dtype)
+        as_nan = np.where(np.isinf(x), NAN, x)
+        for axis in (0, 1):
+            want = simdscan.ewm_mean(as_nan, axis, **params)
+            got = simdscan.ewm_mean(x, axis, **params)
+            check_ewm(got, x, axis, where=f"random axis={axis}", relative="line", **params)
+            assert_same_bits(got, want, f"random axis={axis} as NaN")
+            out = np.full(x.shape, 7, dtype)
+            assert simdscan.ewm_mean(x, axis, out=out, **params) is out
+            assert_same_bits(out, want, f"random axis={axis} out=")
+            if step % 3 == 0:
+                in_place = x.copy()
+                assert simdscan.ewm_mean(in_place, axis, out=in_place, **params) is in_place
+                assert_same_bits(in_place, want, f"random axis={axis} in place")
+
+
 def test_alpha_one_is_the_input_filled_forward():
     """alpha = 1 (com = 0, span = 1): each mean is the last value seen (leading NaNs stay NaN), as pandas says."""
     rng = np.random.default_rng(seed_of("alpha 1"))

@@ -560,6 +560,58 @@ def test_empty_and_0d(op, flags):
                 assert_each_alone(op, got, every_element_alone(op, x, None, exclusive, indices), f"{op} {dtype} 0-d")
 
 
+#: every form reset= takes for a 0-d input: bool, 0/1 integers and floats, NumPy scalars and 0-d arrays
+ZERO_D_RESETS = [True, False, 1, 0, 1.0, np.int8(1), np.uint8(0), np.uint64(1), np.float16(1), np.float32(0),
+                 np.array(1), np.array(0.0), np.array(True)]
+
+
+@pytest.mark.parametrize("op, flags", SCAN_FLAGS, ids=SCAN_FLAG_IDS)
+def test_0d_input_takes_every_form_of_reset_along_any_axis(op, flags):
+    """A 0-d input is scanned as shape (1,) along axis 0, -1 or None, its reset of any accepted form: the one
+    element alone (0/1 integers and floats once came back as a NumPy scalar, which the core refused with "reset must
+    be a bool array of the input's shape" unless axis=None); a value other than 0 and 1 is still a ValueError."""
+    indices = bool(flags.get("return_indices"))
+    for dtype in ("float64", "int32", "bool"):
+        x = np.array(2, dtype=dtype)
+        for axis in (0, -1, None):
+            for reset in ZERO_D_RESETS:
+                for exclusive in (False, True):
+                    got = getattr(simdscan, op)(x, axis, reset=reset, exclusive=exclusive, **flags)
+                    assert_each_alone(op, got, every_element_alone(op, x, 0, exclusive, indices),
+                                      f"{op} {dtype} 0-d axis={axis} reset={reset!r} exclusive={exclusive}")
+            for bad in (2, -1, 0.5, np.int8(2), np.array(2.0)):
+                with pytest.raises(ValueError, match="other than 0 and 1"):
+                    getattr(simdscan, op)(x, axis, reset=bad, **flags)
+
+
+def test_0d_input_takes_every_form_of_reset_in_the_other_functions():
+    """cumulative_sum / cumulative_prod, ffill, linear_recurrence and discounted_cumsum on a 0-d input, by NumPy's
+    values for one element: the element (cumulative: after the identity), ``a * initial + b`` for a recurrence (a
+    segment starts from ``initial`` too)."""
+    x = np.array(2.5)
+    for axis in (0, -1):
+        for reset in ZERO_D_RESETS:
+            where = f"axis={axis} reset={reset!r}"
+            assert_same_values(simdscan.cumulative_sum(x, axis=axis, reset=reset, include_initial=True),
+                               np.array([0.0, 2.5]), f"cumulative_sum {where}")
+            assert_same_values(simdscan.cumulative_prod(x, axis=axis, reset=reset), np.array([2.5]),
+                               f"cumulative_prod {where}")
+            assert_same_values(simdscan.ffill(np.array(np.nan), axis, reset=reset), np.array([np.nan]),
+                               f"ffill NaN {where}")
+            assert_same_values(simdscan.ffill(x, axis, reset=reset), np.array([2.5]), f"ffill {where}")
+            assert_same_values(simdscan.linear_recurrence(0.5, x, axis, reset=reset, initial=4.0),
+                               np.array([4.5]), f"linear_recurrence {where}")
+            assert_same_values(simdscan.discounted_cumsum(x, 0.5, axis, reset=reset), np.array([2.5]),
+                               f"discounted_cumsum {where}")
+        for bad in (2, -1, 0.5):
+            for call in (lambda r: simdscan.cumulative_sum(x, axis=axis, reset=r),
+                         lambda r: simdscan.ffill(x, axis, reset=r),
+                         lambda r: simdscan.linear_recurrence(0.5, x, axis, reset=r),
+                         lambda r: simdscan.discounted_cumsum(x, 0.5, axis, reset=r)):
+                with pytest.raises(ValueError, match="other than 0 and 1"):
+                    call(bad)
+
+
 # --------------------------------------------------------------------------
 # properties
 # --------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from dask.highlevelgraph import HighLevelGraph
 import simdscan
 
 from ._axes import is_decreasing, normalize_axis
-from ._dask_scan import _head, _reset_operand, _segments, _starts
+from ._dask_scan import _head, _reset_operand, _segments, _starts, _without_empty_chunks
 from ._recurrence import _alpha, _broadcast, _is_weak, _result_dtype, ewm_dtypes, ewm_terms
 from ._runtime import Direction, off_in_dask_workers
 
@@ -297,6 +297,9 @@ def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optio
         raise ValueError("simdscan.dask needs known chunk sizes; call compute_chunk_sizes() on the array first")
     if data.size == 0:
         return da.zeros(data.shape, dtype=rdt, chunks=data.chunks)
+    given = data.chunks
+    # Dask's elementwise broadcasting takes an axis of length 1 for a broadcast one, and fails on its chunks (0, 1)
+    data = _without_empty_chunks(data)
     shape = [1] * data.ndim
     shape[along] = data.shape[along]
     positions = da.arange(data.shape[along], chunks=(data.chunks[along],)).reshape(shape)
@@ -313,4 +316,4 @@ def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optio
         means = da.map_blocks(_unseen_as_nan, means, sdask.cummax(third, along) == 0, dtype=compute)
     else:
         means = da.map_blocks(_unseen_as_nan, linear_recurrence(first, second, along), third, dtype=compute)
-    return means.astype(rdt)
+    return means.astype(rdt).rechunk(given)

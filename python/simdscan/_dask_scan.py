@@ -179,16 +179,27 @@ def _block_total(
 
 def _apply(op: _Op, a: Any, b: Any) -> Any:
     """``op.ufunc(a, b)``, ``a`` before ``b`` in scan order, silent about inf - inf, 0 * inf and overflow, as
-    simdscan's scans are. With indices, each value's position goes with it: ``b``'s unless ``a`` is strictly
-    better, or a NaN (the first NaN's position stays), or ``b`` stands for no element (position -1)."""
+    simdscan's scans are; a tie of the extrema is ``b``'s (:func:`_ties_to_later`). With indices, each value's
+    position goes with it: ``b``'s unless ``a`` is strictly better, or a NaN (the first NaN's position stays), or
+    ``b`` stands for no element (position -1)."""
     with np.errstate(all="ignore"):
         if not op.indices:
-            return op.ufunc(a, b)
+            return _ties_to_later(op, op.ufunc(a, b), a, b)
         (a_values, a_positions), (b_values, b_positions) = a, b
         keep = (np.greater if op.ufunc is np.maximum else np.less)(a_values, b_values) | (b_positions < 0)
         if a_values.dtype.kind == "f":
             keep |= np.isnan(a_values)
-        return op.ufunc(a_values, b_values), np.where(keep, a_positions, b_positions)
+        values = _ties_to_later(op, op.ufunc(a_values, b_values), a_values, b_values)
+        return values, np.where(keep, a_positions, b_positions)
+
+
+def _ties_to_later(op: _Op, result: Any, a: Any, b: Any) -> Any:
+    """An extremum's ``result`` (``op.ufunc(a, b)``) with each tie of floats taking ``b``'s bits, as simdscan's
+    extrema keep the later element of a tie: +0 against -0, where NumPy's maximum / minimum keep either by dtype
+    (float16's the earlier) and fmax / fmin the earlier (the result in place; a masked one keeps its mask)."""
+    if op.ufunc in (np.maximum, np.minimum, np.fmax, np.fmin) and result.dtype.kind == "f":
+        np.copyto(np.asarray(result), np.asarray(b), where=np.asarray(a) == np.asarray(b))
+    return result
 
 
 def _to_result(a: np.ndarray, rdt: np.dtype) -> np.ndarray:
@@ -895,6 +906,11 @@ def _aligned_reset(flags: Union[np.ndarray, da.Array], x: da.Array) -> da.Array:
     return da.broadcast_to(lazy, x.shape, chunks=x.chunks)
 
 
+def _without_empty_chunks(x: da.Array) -> da.Array:
+    """``x``, not empty, in its chunks less the empty ones (``x`` itself where it has none)."""
+    return x.rechunk(tuple(tuple(c for c in chunks if c) for chunks in x.chunks))
+
+
 def _walked_layout(x: da.Array, axis: Optional[int]) -> tuple[da.Array, int]:
     """``x`` as a scan walks it and the axis it walks: ``axis=None`` flattened in C order, 0-d as shape (1,), a
     negative axis counted from the end; ValueError for unknown chunk sizes."""
@@ -903,8 +919,8 @@ def _walked_layout(x: da.Array, axis: Optional[int]) -> tuple[da.Array, int]:
         if x.size == 0:  # (dask cannot reshape every empty array)
             x = da.from_array(np.empty(0, dtype=x.dtype))
         else:
-            if x.ndim > 1 and 0 in sum(x.chunks, ()):  # Dask's ravel fails on empty chunks: drop them first
-                x = x.rechunk(tuple(tuple(c for c in chunks if c) for chunks in x.chunks))
+            if x.ndim > 1:  # Dask's ravel fails on empty chunks: drop them first
+                x = _without_empty_chunks(x)
             x = x.ravel()  # C order, as NumPy; may rechunk a multi-dimensional chunking
         axis = 0
     else:

@@ -252,7 +252,7 @@ def ewm_terms(values: Any, along: int, smoothing: float, adjust: bool, ignore_na
     weighted totals of the values and of their weights. adjust=False: (coefficient, term, unseen), the means
     ``recurrence(coefficient, term)``, NaN where ``unseen`` (no value yet in the line)."""
     compute = values.dtype
-    seen = ~np.isnan(values)
+    seen = np.isfinite(values)  # pandas takes +-inf for missing, as NaN
     observed = np.where(seen, values, compute.type(0))
     decay = compute.type(1.0 - smoothing)
     if adjust:
@@ -266,6 +266,11 @@ def ewm_terms(values: Any, along: int, smoothing: float, adjust: bool, ignore_na
     return coefficient, np.where(seen, (1 - carried) * observed, compute.type(0)), (last < 0) & ~seen
 
 
+def _holds_infinity(values: np.ndarray) -> bool:
+    """Whether ``values`` hold +inf or -inf: two reads, no temporary array (fmax and fmin pass NaN over)."""
+    return bool(np.isinf(np.fmax.reduce(values, axis=None)) or np.isinf(np.fmin.reduce(values, axis=None)))
+
+
 @takes_array_types
 def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optional[float] = None,
              halflife: Optional[float] = None, alpha: Optional[float] = None, adjust: bool = True,
@@ -276,7 +281,7 @@ def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optio
     Parameters
     ----------
     x : array_like
-        The data; NaN marks a missing value, as in pandas.
+        The data; NaN and +-inf mark a missing value, as in pandas.
     axis : int, default -1
         The axis along which to average.
     com, span, halflife, alpha : float, optional
@@ -327,11 +332,14 @@ def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optio
         n = data.shape[along]
         target = _lines_of(out, along, compute)
         lines = _apart(np.ascontiguousarray(np.moveaxis(data, along, -1), dtype=compute).reshape(-1, n), target)
-        if target is not None:
-            _core.weighted_mean(lines, target, float(decay), bool(ignore_na))
-            return out  # type: ignore[return-value]
-        quotients = np.empty(lines.shape, compute)
+        quotients = target if target is not None else np.empty(lines.shape, compute)
+        if data.dtype.kind == "f" and _holds_infinity(lines):
+            # The kernel takes only NaN for missing: fmod(x, inf) is x, and NaN for +-inf, written where the means go.
+            with np.errstate(invalid="ignore"):
+                lines = np.fmod(lines, np.inf, out=quotients)
         _core.weighted_mean(lines, quotients, float(decay), bool(ignore_na))
+        if target is not None:
+            return out  # type: ignore[return-value]
         means = np.moveaxis(quotients.reshape(np.moveaxis(data, along, -1).shape), -1, along)
     else:
         values = data.astype(compute, copy=False)

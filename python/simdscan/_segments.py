@@ -33,7 +33,7 @@ def reset_flags(reset: Any, shape: Tuple[int, ...], axis: Any) -> Optional[np.nd
         stray = (flags != 0) & (flags != 1)
         if stray.any():
             raise ValueError(f"reset holds values other than 0 and 1 (such as {flags[stray].flat[0]!r})")
-        flags = flags != 0
+        flags = flags.astype(bool)  # (values 0 and 1 only; != 0 would give a 0-d input a NumPy scalar, no array)
     return flags.reshape(-1) if axis is None else flags
 
 
