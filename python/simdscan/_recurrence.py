@@ -266,11 +266,6 @@ def ewm_terms(values: Any, along: int, smoothing: float, adjust: bool, ignore_na
     return coefficient, np.where(seen, (1 - carried) * observed, compute.type(0)), (last < 0) & ~seen
 
 
-def _holds_infinity(values: np.ndarray) -> bool:
-    """Whether ``values`` hold +inf or -inf: two reads, no temporary array (fmax and fmin pass NaN over)."""
-    return bool(np.isinf(np.fmax.reduce(values, axis=None)) or np.isinf(np.fmin.reduce(values, axis=None)))
-
-
 @takes_array_types
 def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optional[float] = None,
              halflife: Optional[float] = None, alpha: Optional[float] = None, adjust: bool = True,
@@ -333,10 +328,6 @@ def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optio
         target = _lines_of(out, along, compute)
         lines = _apart(np.ascontiguousarray(np.moveaxis(data, along, -1), dtype=compute).reshape(-1, n), target)
         quotients = target if target is not None else np.empty(lines.shape, compute)
-        if data.dtype.kind == "f" and _holds_infinity(lines):
-            # The kernel takes only NaN for missing: fmod(x, inf) is x, and NaN for +-inf, written where the means go.
-            with np.errstate(invalid="ignore"):
-                lines = np.fmod(lines, np.inf, out=quotients)
         _core.weighted_mean(lines, quotients, float(decay), bool(ignore_na))
         if target is not None:
             return out  # type: ignore[return-value]

@@ -56,7 +56,7 @@ template <class T>
 void weighted_mean_elements(const T* x, T* out, std::ptrdiff_t from, std::ptrdiff_t count, T decay, bool ignore_na,
                             WeightedMeanState<T>& at) {
     for (std::ptrdiff_t i = from; i < from + count; ++i) {
-        const bool seen = x[i] == x[i];
+        const bool seen = x[i] - x[i] == T(0);  // a number: NaN and +-inf are missing, as pandas takes them
         const T age = seen || !ignore_na ? decay : T(1);
         const T aged = age * at.weights + (seen ? T(1) : T(0));
         if (!at.few && aged < at.few_weights) {

@@ -207,7 +207,7 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
             }
             prefetch_ahead<false>(x + done);
             const B values = B::load_unaligned(x + done);
-            const auto seen = values == values;
+            const auto seen = (values - values) == zero;  // numbers: NaN and +-inf are missing
             B value_sums = xsimd::select(seen, values, zero);
             B weight_sums = xsimd::select(seen, one, zero);
             B ages = walked_powers;
