@@ -45,9 +45,24 @@ source=$(python -c 'import simdscan._core as c; print(c.xsimd_source, c.xsimd_ve
 [ "${source%% *}" = pythran ] || die "the build took xsimd '$source', not the pythran package's headers"
 echo "xsimd: $source"
 
-# The slow tests are off unless asked for (tests/conftest.py): this phase is where CI runs them, on every core that
-# .ci/run allows (PYTEST_XDIST_AUTO_NUM_WORKERS, which `-n auto` reads).
-export HYPOTHESIS_PROFILE=ci PYTEST_ADDOPTS="--run-slow -n auto"
-echo "+ HYPOTHESIS_PROFILE=$HYPOTHESIS_PROFILE PYTEST_ADDOPTS='$PYTEST_ADDOPTS' $test_cmd"
-bash -c "$test_cmd" || die "$test_cmd"
+# The test command exactly as a user runs it (one process, no options, the default selection of tests/conftest.py):
+# pytest's own time, after the install, within 5 minutes of the reference machine (a 2-core 2.0 GHz Xeon), scaled by
+# how much slower this machine runs the same pure-Python loop (REFERENCE_LOOP_S, measured there).
+readonly DEFAULT_RUN_LIMIT_S=300 REFERENCE_LOOP_S=0.58
+loop_s=$(python -c 'import time
+t = time.perf_counter(); sum(i * i for i in range(5_000_000)); print(round(time.perf_counter() - t, 3))')
+limit_s=$(python -c "print(round($DEFAULT_RUN_LIMIT_S * max(1.0, $loop_s / $REFERENCE_LOOP_S)))")
+log=$(mktemp)
+echo "+ $test_cmd   (this machine's loop: ${loop_s}s against ${REFERENCE_LOOP_S}s; limit ${limit_s}s)"
+bash -c "$test_cmd" 2>&1 | tee "$log" || die "$test_cmd"
+default_s=$(sed -n 's/^=* .* in \([0-9.]*\)s.*=*$/\1/p' "$log" | tail -n 1)
+[ -n "$default_s" ] || die "pytest's summary line (its time) is missing from the default run"
+echo "default run: ${default_s}s of pytest (limit ${limit_s}s)"
+python -c "import sys; sys.exit($default_s > $limit_s)" || die "the default test run took ${default_s}s, past ${limit_s}s"
+
+# Then every case: the slow tests and the exhaustive parametrizations are off unless asked for (tests/conftest.py);
+# this phase is where CI runs them, on every core that .ci/run allows (PYTEST_XDIST_AUTO_NUM_WORKERS, which
+# `-n auto` reads).
+echo "+ HYPOTHESIS_PROFILE=ci python -m pytest --run-slow --exhaustive -n auto"
+HYPOTHESIS_PROFILE=ci python -m pytest --run-slow --exhaustive -n auto || die "the exhaustive test run failed"
 ccache --show-stats | grep -iE 'hits|misses' || true

@@ -1,11 +1,17 @@
 """Shared pytest configuration for the simdscan test suite.
 
-Hypothesis profiles: "default" (100 examples) and "ci" (2000 examples), both
-without deadline; choose with the environment variable HYPOTHESIS_PROFILE.
+Hypothesis profiles: "quick" (25 examples, the default selection's), "default"
+(100, with --exhaustive) and "ci" (2000), all without deadline; choose with the
+environment variable HYPOTHESIS_PROFILE.
 
 The tests marked ``slow`` (arrays of several GB, long stress runs) are skipped
 unless pytest is given ``--run-slow``; CI's fresh-machine phase passes it (through
 PYTEST_ADDOPTS), so that CI runs every one of them.
+
+By default a parametrized test runs a covering selection of its cases: every value
+of every parameter that names kinds (at most 16 values: functions, dtypes, layouts,
+flags) at least once (the README's test command, a few minutes on two cores);
+``--exhaustive`` runs every case (CI's exhaustive run passes it).
 """
 
 import os
@@ -43,9 +49,15 @@ _COMMON = dict(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+settings.register_profile("quick", max_examples=25, **_COMMON)
 settings.register_profile("default", max_examples=100, **_COMMON)
 settings.register_profile("ci", max_examples=2000, **_COMMON)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def pytest_configure(config):
+    # Unless named: the default selection's short profile, every case's the default one.
+    profile = "default" if config.getoption("--exhaustive") else "quick"
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", profile))
 
 SLOW_REASON = "slow: allocates several GB or runs long; run with --run-slow (only them: --run-slow -m slow)"
 
@@ -53,15 +65,70 @@ SLOW_REASON = "slow: allocates several GB or runs long; run with --run-slow (onl
 def pytest_addoption(parser):
     parser.addoption("--run-slow", action="store_true", default=False,
                      help="also run the tests marked slow (arrays of several GB, long stress runs)")
+    parser.addoption("--exhaustive", action="store_true", default=False,
+                     help="run every case of each parametrized test, not a selection that takes every value of "
+                          "every parameter at least once")
+
+
+def parameter_values(case):
+    """A case's (parameter, value) pairs; a value that cannot be hashed is known by its identity."""
+    pairs = set()
+    for name, value in case.callspec.params.items():
+        try:
+            hash(value)
+        except TypeError:
+            value = id(value)
+        pairs.add((name, type(value).__name__, value))
+    return pairs
+
+
+# A parameter of at most this many values names kinds (functions, dtypes, layouts, flags, directions): the default
+# selection takes each of them; one of more (tables of shapes, chunks, seeds) is taken where those cases fall.
+KINDS_AT_MOST = 16
+
+
+def covering_cases(cases):
+    """Cases of one parametrized test, chosen greedily until each value of each parameter that names kinds is taken
+    at least once: the case taking the most values not yet taken first, the earlier on ties."""
+    values = [parameter_values(case) for case in cases]
+    per_parameter = {}
+    for name, *_ in set().union(*values):
+        per_parameter[name] = per_parameter.get(name, 0) + 1
+    untaken = {value for value in set().union(*values) if per_parameter[value[0]] <= KINDS_AT_MOST}
+    chosen = [cases[0]]
+    untaken -= values[0]
+    while untaken:
+        best = max(range(len(cases)), key=lambda k: len(untaken & values[k]))
+        chosen.append(cases[best])
+        untaken -= values[best]
+    return chosen
 
 
 def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--exhaustive"):
+        by_test = {}
+        for item in items:
+            if hasattr(item, "callspec"):
+                by_test.setdefault((item.path, item.originalname, item.cls), []).append(item)
+        kept = {id(case) for cases in by_test.values() for case in covering_cases(cases)}
+        left_out = [item for item in items if (hasattr(item, "callspec") and id(item) not in kept)
+                    or item.get_closest_marker("exhaustive") is not None]
+        if left_out:
+            config.hook.pytest_deselected(items=left_out)
+            left_out_ids = {id(item) for item in left_out}
+            items[:] = [item for item in items if id(item) not in left_out_ids]
     if config.getoption("--run-slow"):
         return
     skip = pytest.mark.skip(reason=SLOW_REASON)
     for item in items:
         if item.get_closest_marker("slow") is not None:
             item.add_marker(skip)
+
+
+def pytest_report_header(config):
+    if not config.getoption("--exhaustive"):
+        return "simdscan: each parametrized test's covering selection of cases (every case: --exhaustive)"
+    return None
 
 
 @pytest.fixture(autouse=True, scope="session")

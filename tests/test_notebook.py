@@ -28,6 +28,7 @@ def jupyter_env(tmp_path, monkeypatch):
     return work
 
 
+@pytest.mark.exhaustive  # a Jupyter kernel's start and the notebook's plots
 def test_quickstart_notebook_runs(jupyter_env):
     import nbformat
     from nbclient import NotebookClient

@@ -50,6 +50,7 @@ def run_mypy(target: Path, cache: Path) -> subprocess.CompletedProcess:
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
 
 
+@pytest.mark.exhaustive  # mypy takes tens of seconds
 def test_usage_passes_mypy_strict(mypy_cache):
     result = run_mypy(USAGE, mypy_cache)
     assert result.returncode == 0, f"mypy --strict {USAGE.name}:\n{result.stdout}{result.stderr}"
@@ -89,6 +90,7 @@ simdscan.dask.cumsum(da.ones(3), direction=None)     # E: arg-type
 """
 
 
+@pytest.mark.exhaustive
 def test_wrong_usage_fails_mypy_strict(tmp_path, mypy_cache):
     """The annotations are not Any: each wrong call draws its error, on its own line."""
     wrong = tmp_path / "wrong_usage.py"
