@@ -21,7 +21,8 @@ import simdscan
 import simdscan.dask as sdask
 from dask_compare import EMPTY_CHUNK_CASES, EMPTY_CHUNK_IDS, TaskCounter
 from data import seed_of
-from recurrence_reference import pandas_ewm_mean
+from recurrence_reference import check_close as check_against_loop
+from recurrence_reference import pandas_ewm_mean, recurrence
 
 DIRECTIONS = ("increasing", "decreasing")
 INITIALS = ("none", "scalar", "lines", "broadcast", "dask")
@@ -260,6 +261,104 @@ def test_random_float64_within_the_accuracy_contract():
                     scale = np.max(np.abs(want), axis=1, keepdims=True)
                     error = np.max(np.abs(got - want) / scale)
                     assert error <= 1e-12, f"{kw}, a {np.ndim(coefficient)}-d: off by {error:.3g} of the line's max"
+
+
+# --------------------------------------------------------------------------
+# |a| > 1: chunks whose product of a's overflows; a carry of inf past one whose product underflows
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_growing_a_past_a_chunk_whose_product_overflows(dtype):
+    """A chunk whose product of a's overflows hands on the state its walk reaches, as the NumPy level does, never
+    inf * 0 = NaN: a = 1.03 over chunks of 35 000 from a state of 0 gives exactly 0 and the 1 of b (discounted_cumsum
+    too); a = 2 then 1 (powers of two, every value exact) from 0 and from a tiny initial, through an empty chunk, the
+    state ending at 2**30. Every variant, a scalar, NumPy or Dask a, a reset in the last chunk: bit for bit as the
+    NumPy level and the exact values."""
+    b = np.zeros(70_000, dtype)
+    for decreasing, exclusive in ((False, False), (True, False), (False, True), (True, True)):
+        b[:] = 0
+        b[0 if decreasing else -1] = 1
+        direction = DIRECTIONS[decreasing]
+        want = simdscan.linear_recurrence(1.03, b, direction=direction, exclusive=exclusive)
+        np.testing.assert_array_equal(want, b if not exclusive else np.zeros_like(b), strict=True)
+        got = computed(sdask.linear_recurrence(1.03, da.from_array(b, chunks=35_000), direction=direction,
+                                               exclusive=exclusive))
+        check_equal(got, want, f"{dtype} a=1.03 {direction} exclusive={exclusive}")
+    got = computed(sdask.discounted_cumsum(da.from_array(b, chunks=35_000), 1.03))
+    check_equal(got, simdscan.discounted_cumsum(b, 1.03), f"{dtype} discounted_cumsum gamma=1.03")
+
+    wide = np.finfo(dtype).bits == 64
+    n, chunks, tiny = (3000, (1100, 0, 1200, 700), 2.0 ** -1000) if wide else (400, (140, 0, 160, 100), 2.0 ** -100)
+    doublings = int(-np.log2(tiny)) + 30  # past the type's range in the first chunk
+    walk_a = np.ones(n)
+    walk_a[:doublings] = 2
+    walk_b = np.zeros(n)
+    walk_b[-1] = 1
+    reset = np.zeros(n, bool)
+    reset[n - 50] = True
+    for initial in (0.0, tiny):
+        before = np.ldexp(initial, np.minimum(np.arange(n), doublings))
+        for decreasing, exclusive in ((False, False), (True, False), (False, True), (True, True)):
+            want_line = before if exclusive else np.r_[before[1:], before[-1] + 1]
+            a, b, exact = ((x[::-1] if decreasing else x).astype(dtype) for x in (walk_a, walk_b, want_line))
+            x = da.from_array(b, chunks=(chunks[::-1] if decreasing else chunks,))
+            direction = DIRECTIONS[decreasing]
+            for a_given in (a, da.from_array(a, chunks=250), 2.0):
+                for r in (None, reset[::-1] if decreasing else reset):
+                    kw = dict(direction=direction, exclusive=exclusive, initial=initial, reset=r)
+                    a_numpy = a if np.ndim(a_given) else a_given
+                    where = f"{dtype} a {type(a_given).__name__} initial={initial} {kw}"
+                    want = simdscan.linear_recurrence(a_numpy, b, **kw)
+                    check_equal(computed(sdask.linear_recurrence(a_given, x, **kw)), want, where)
+                    if np.ndim(a_given) and r is None:
+                        np.testing.assert_array_equal(want, exact, err_msg=where, strict=True)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_growing_a_from_a_tiny_state(dtype):
+    """a = 1.03 (float32: 1.003), a scalar or an array, b and initial tiny (1e-300; float32: 1e-30), 45 000 elements
+    in uneven chunks, some whose product of a's overflows: finite throughout (never inf * 1e-300 = inf), within the
+    contract of the extended-precision loop relative to the running largest |y|, and of the NumPy level's result
+    (float32: within 2e-3, as the NumPy level's scalar powers drift by an ulp a vector)."""
+    rng = np.random.default_rng(seed_of("dask tiny state", dtype))
+    wide = np.finfo(dtype).bits == 64
+    growth, tiny, chunks, tol = ((1.03, 1e-300, (10_000, 26_000, 9000), 1e-12) if wide
+                                 else (1.003, 1e-30, (31_000, 14_000), 2e-3))
+    n = sum(chunks)
+    b = (tiny * rng.normal(size=n)).astype(dtype)
+    x = da.from_array(b, chunks=(chunks,))
+    coefficient = (growth * (1 + 1e-4 * rng.random(n))).astype(dtype)
+    for a in (growth, coefficient, da.from_array(coefficient, chunks=7000)):
+        a_numpy = coefficient if np.ndim(a) else a
+        for decreasing, exclusive in ((False, False), (True, False), (False, True), (True, True)):
+            kw = dict(direction=DIRECTIONS[decreasing], exclusive=exclusive, initial=tiny)
+            where = f"{dtype} a {type(a).__name__} {kw}"
+            got = computed(sdask.linear_recurrence(a, x, **kw))
+            assert np.isfinite(got).all(), f"{where}: {np.count_nonzero(~np.isfinite(got))} outputs not finite"
+            want = recurrence(a_numpy, b, decreasing=decreasing, exclusive=exclusive, initial=tiny)
+            check_against_loop(got, want, dtype, decreasing=decreasing, scale="running", tol=tol, where=where)
+            numpy_level = simdscan.linear_recurrence(a_numpy, b, **kw).astype(np.longdouble)
+            check_against_loop(got, numpy_level, dtype, decreasing=decreasing, scale="running", tol=tol,
+                               where=f"{where} against the NumPy level")
+
+
+def test_infinite_carry_past_a_chunk_whose_product_underflows():
+    """An infinity carried into a chunk whose product of a's underflows to 0 (0.5**2000) stays infinite, as the
+    NumPy level keeps it (never 0 * inf = NaN): linear_recurrence in every variant, ewm_mean in its four modes."""
+    rng = np.random.default_rng(seed_of("dask inf carry"))
+    data = rng.normal(size=6000)
+    data[100] = np.inf
+    data[5900] = -np.inf
+    x = da.from_array(data, chunks=2000)
+    for decreasing, exclusive in ((False, False), (True, False), (False, True), (True, True)):
+        kw = dict(direction=DIRECTIONS[decreasing], exclusive=exclusive)
+        want = simdscan.linear_recurrence(0.5, data, **kw)
+        assert np.isinf(want[200:5800]).all()
+        check_equal(computed(sdask.linear_recurrence(0.5, x, **kw)), want, f"linear_recurrence {kw}")
+    for adjust, ignore_na in MODES:
+        kw = dict(alpha=0.5, adjust=adjust, ignore_na=ignore_na)
+        want = simdscan.ewm_mean(data, **kw)
+        assert np.isinf(want[200:5800]).all()
+        check_close(computed(sdask.ewm_mean(x, **kw)), want, 1e-12, f"ewm_mean {kw}")
 
 
 # --------------------------------------------------------------------------

@@ -31,8 +31,10 @@ from recurrence_reference import (
     coefficients,
     lfilter_recurrence,
     line_shape,
+    loop,
     recurrence,
     result_dtype,
+    segment_starts,
     terms,
 )
 from reference import LAYOUTS, SUPPORTED_DTYPES, apply_layout, assert_unchanged, check_scan, snapshot
@@ -446,6 +448,113 @@ def test_growing_a_from_a_zero_or_tiny_state(dtype):
                 y = b.copy()
                 lr(a, y, decreasing=decreasing, exclusive=exclusive, initial=initial, out=y)
                 exactly(y, want, dtype, where + " in place")
+
+
+def walked_in_dtype(a, b, decreasing=False, exclusive=False, initial=0, reset=None):
+    """The loop along a 1-D ``b`` in b's own dtype (NumPy scalars), each step rounded as simdscan's walk element by
+    element rounds it: exact where every step is, inf (and NaN from inf * 0 after it) where the true value
+    overflows."""
+    a = np.broadcast_to(np.asarray(a, b.dtype), b.shape)
+    starts = segment_starts(np.zeros(b.shape, bool) if reset is None else reset, decreasing)
+    with np.errstate(all="ignore"):
+        return loop(a[None], b[None], np.array([initial], b.dtype), starts[None], decreasing, exclusive)[0]
+
+
+def exactly_where_defined(got, want, dtype, where):
+    """``got`` holds the loop's values ``want`` exactly wherever they are not NaN. (Where the loop's state overflowed
+    and then met an a of 0, its NaN from inf * 0 stands for a true 0, which a vector's composed pairs may give.)"""
+    assert got.dtype == dtype and got.shape == want.shape, where
+    defined = ~np.isnan(want)
+    np.testing.assert_array_equal(got[defined], want[defined], err_msg=where, strict=True)
+
+
+def out_of_range_a(rng, n, dtype, grows):
+    """a's that compose past the type's range within a vector (powers of two, so that every value in range is
+    exact): ``grows``, 1, -1, 2 and 0 with a huge 2**(emax/2 + 88) (two overflow); else 1, -1, 0.5 and 0 with a tiny
+    2**-(emax/2 + 88) (two underflow to 0)."""
+    wide = np.finfo(dtype).bits == 64
+    e = 600 if wide else 70
+    choices = [2.0 ** e, 1, 1, -1, 2, 0] if grows else [2.0 ** -e, 1, 1, -1, 0.5, 0]
+    return rng.choice(choices, n, p=[0.3, 0.25, 0.2, 0.1, 0.1, 0.05]).astype(dtype)
+
+
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_a_past_the_range_within_a_vector(dtype):
+    """Pairs whose products of a leave the type's range within one vector register (a = 1e200: a**2 = inf): exact
+    zeros from a state of 0 (never inf * 0 = NaN), a tiny state grown as the loop in the type grows it (never
+    inf * 1e-300 = inf while the true value is finite), and an infinite state kept infinite past products that
+    underflow to 0 (never 0 * inf = NaN); against that loop bit for bit (exactly_where_defined), for a scalar a and
+    arrays of a, every variant, with resets; along three of the core's chunks, the same bits on 1 and 3 threads."""
+    rng = np.random.default_rng(seed_of("a past the range", dtype))
+    wide = np.finfo(dtype).bits == 64
+    huge, tiny = (1e200, 1e-300) if wide else (1e30, 1e-40)
+    with np.errstate(all="ignore"):
+        exactly(lr(huge, np.zeros(20, dtype)), np.zeros(20), dtype)
+        b = np.zeros(20, dtype)
+        b[0] = tiny
+        want = walked_in_dtype(huge, b)
+        assert np.isfinite(want[:3]).all() and np.isinf(want[-1])
+        exactly(lr(huge, b), want, dtype)
+    e, low, high = (600, 2.0 ** -1000, 2.0 ** 1000) if wide else (70, 2.0 ** -140, 2.0 ** 120)
+    n = 203
+    for grows, initials in ((True, (0.0, low)), (False, (np.inf, -np.inf, high))):
+        for a in (2.0 ** e if grows else 2.0 ** -e, -(2.0 ** e) if grows else -(2.0 ** -e),
+                  out_of_range_a(rng, n, dtype, grows)):
+            for initial in initials:
+                for reset in (None, resets(rng, n, 0.03)):
+                    for decreasing, exclusive in VARIANTS:
+                        b = np.zeros(n, dtype)
+                        if grows and initial == 0:
+                            b[-1 if decreasing else 0] = low  # grows from there
+                        where = (f"{dtype} a {np.shape(a)} initial={initial} reset={reset is not None} "
+                                 f"{variant_name(decreasing, exclusive)}")
+                        want = walked_in_dtype(a, b, decreasing, exclusive, initial, reset)
+                        with np.errstate(all="ignore"):
+                            got = lr(a, b, decreasing=decreasing, exclusive=exclusive, initial=initial, reset=reset)
+                        exactly_where_defined(got, want, np.dtype(dtype), where)
+    # along three of the core's chunks, segments of about 300 from a tiny (an infinite) state, each with about two
+    # pairs of a huge (a tiny) a side by side, an a of 0 and some of -1
+    n = 3 * 32768 + 5
+    for grows, initial in ((True, low), (False, np.inf)):
+        a = np.where(rng.random(n) < 0.01, -1, 1).astype(dtype)
+        pairs = rng.choice(n - 1, n // 150)
+        a[pairs] = a[pairs + 1] = 2.0 ** e if grows else 2.0 ** -e
+        a[rng.choice(n, n // 300)] = 0
+        reset = np.zeros(n, bool)
+        reset[rng.choice(n, n // 300)] = True
+        b = np.zeros(n, dtype)
+        for decreasing, exclusive in VARIANTS:
+            want = walked_in_dtype(a, b, decreasing, exclusive, initial, reset)
+            where = f"{dtype} long initial={initial} {variant_name(decreasing, exclusive)}"
+            got = {}
+            for threads in (1, 3):
+                simdscan.set_num_threads(threads)
+                with np.errstate(all="ignore"):
+                    got[threads] = lr(a, b, decreasing=decreasing, exclusive=exclusive, initial=initial, reset=reset)
+            exactly_where_defined(got[1], want, np.dtype(dtype), where)
+            assert_same_bits(got[3], got[1], f"{where}: 3 threads against 1")
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+def test_complex_a_past_the_range(dtype):
+    """Complex pairs (walked element by element) as the real ones: a = 1e200 from a state of 0 gives 0, and a tiny
+    state grows as the loop in the type grows it, infinite where it is."""
+    wide = np.finfo(dtype).bits == 64
+    huge, tiny = (1e200, 1e-300) if wide else (1e30, 1e-40)
+    for a in (huge, huge * 1j, np.full(20, huge, dtype)):
+        for decreasing, exclusive in VARIANTS:
+            exactly(lr(a, np.zeros(20, dtype), decreasing=decreasing, exclusive=exclusive), np.zeros(20), dtype)
+            b = np.zeros(20, dtype)
+            b[-1 if decreasing else 0] = tiny
+            want = walked_in_dtype(a, b, decreasing, exclusive)
+            with np.errstate(all="ignore"):
+                got = lr(a, b, decreasing=decreasing, exclusive=exclusive)
+            where = f"{dtype} a={np.ravel(a)[0]} {variant_name(decreasing, exclusive)}"
+            finite = np.isfinite(want)
+            assert finite.sum() >= 3 and not finite.all(), where
+            np.testing.assert_array_equal(np.isfinite(got), finite, err_msg=where)
+            np.testing.assert_array_equal(got[finite], want[finite], err_msg=where, strict=True)
 
 
 @pytest.mark.parametrize("b_dtype", ["float32", "float64", "complex64", "complex128"])

@@ -7,13 +7,16 @@ The state ``y`` of a line leaves a chunk as ``A * s + B``, ``s`` the state it en
    reset at its first index cuts a decreasing walk as it leaves the chunk), ``B`` the state it leaves with from a state
    of 0 (each segment in it starting from ``initial``; ``initial`` itself where a decreasing walk leaves across a cut);
 2. the carries, a chain of tiny tasks in the walk's order: ``initial`` into the first chunk, then
-   ``A * carry + B`` past each chunk (``B`` alone past a cut; an empty chunk passes the carry on as it is);
+   ``A * carry + B`` past each chunk (``B`` alone past a cut; an empty chunk passes the carry on as it is), except
+   where ``A`` overflowed (or underflowed to 0 behind an infinite carry): there the state the chunk's walk from the
+   carry reaches, as the NumPy level hands on from chunk to chunk (that task then runs the chunk);
 3. each chunk run by :func:`simdscan.linear_recurrence` with ``initial=`` its carry (its elements walked before the
    chunk's first segment start), its segments from ``initial`` (the rest, by simdscan's own ``reset=``).
 """
 
 from __future__ import annotations
 
+from functools import partial
 from itertools import product
 from typing import Any, Callable, Optional
 
@@ -122,13 +125,25 @@ def _start_state(init: Any, shape: list[int], compute: np.dtype) -> np.ndarray:
     return np.array(np.broadcast_to(np.asarray(init, dtype=compute), shape))
 
 
-def _advance(carry: np.ndarray, pair: tuple[np.ndarray, np.ndarray, np.ndarray, bool]) -> np.ndarray:
-    """Step 2: the carry past a chunk, from the carry into it and its pair."""
+def _advance(carry: np.ndarray, pair: tuple[np.ndarray, np.ndarray, np.ndarray, bool], b: np.ndarray,
+             *operands: np.ndarray, a: Any, init: Any, reset: bool, axis: int, decreasing: bool,
+             compute: np.dtype) -> np.ndarray:
+    """Step 2: the carry past a chunk, from the carry into it, its pair and its blocks (read only where A is out of
+    range)."""
     product_, last, cut, empty = pair
     if empty:
         return carry
     with np.errstate(all="ignore"):
-        return np.where(cut, last, product_ * carry + last)
+        passed = np.where(cut, last, product_ * carry + last)
+    # A * carry is NaN where A overflowed (carry 0) or underflowed to 0 (carry inf); the walk itself is not.
+    walks = ~cut & ~np.isfinite(product_)
+    if compute.kind == "f":
+        walks |= ~cut & (product_ == 0) & np.isinf(carry)
+    if walks.any():
+        a, init, flags = _operands(operands, a, init, reset)
+        y = _run(a, b, flags, carry, init, axis=axis, decreasing=decreasing, exclusive=False, compute=compute)
+        np.copyto(passed, y[_edge_slice(b.ndim, axis, not decreasing)], where=walks)
+    return passed
 
 
 def _finish(carry: np.ndarray, b: np.ndarray, *operands: np.ndarray, a: Any, init: Any, reset: bool, axis: int,
@@ -188,13 +203,18 @@ def _aligned(value: Any, shape: tuple[int, ...], chunks: tuple[tuple[int, ...], 
     return da.broadcast_to(lazy, shape, chunks=chunks)
 
 
-def _state_chain(pairs: da.Array, init: Any, axis: int, decreasing: bool, compute: np.dtype) -> da.Array:
+def _state_chain(pairs: da.Array, blocks: list[da.Array], init: Any, common: dict[str, Any],
+                 compute: np.dtype) -> da.Array:
     """Step 2: the carries into the chunks, a chain of tiny tasks over the pairs in the walk's order, from ``initial``
-    (a scalar, or a Dask array of length 1 along ``axis`` in the pairs' chunks across it)."""
+    (a scalar, or a Dask array of length 1 along the axis in the pairs' chunks across it); each task past a chunk also
+    takes the chunk's ``blocks`` (the data, then the operands of :func:`_operands`, in the data's chunks or of one
+    chunk across the axis), to walk it where its pair cannot carry the state."""
+    axis, decreasing = common["axis"], common["decreasing"]
     nb = pairs.numblocks[axis]
     lazy = isinstance(init, da.Array)
-    name = "simdscan-recurrence-carry-" + tokenize(pairs.name, init.name if lazy else init, axis, decreasing,
-                                                   compute.str)
+    name = "simdscan-recurrence-carry-" + tokenize(pairs.name, [x.name for x in blocks], init.name if lazy else init,
+                                                   common, compute.str)
+    advance = partial(_advance, compute=compute, **common)
     order = list(range(nb - 1, -1, -1)) if decreasing else list(range(nb))
     other = [range(n) if i != axis else [0] for i, n in enumerate(pairs.numblocks)]
     dsk: dict[Any, Any] = {}
@@ -204,10 +224,14 @@ def _state_chain(pairs: da.Array, init: Any, axis: int, decreasing: bool, comput
         previous: Optional[tuple[Any, ...]] = None
         for k in order:
             key = (name,) + ind[:axis] + (k,) + ind[axis + 1:]
-            dsk[key] = (_start_state, start, shape, compute) if previous is None else (
-                _advance, previous, (pairs.name,) + previous[1:])
+            if previous is None:
+                dsk[key] = (_start_state, start, shape, compute)
+            else:
+                index = previous[1:]  # the chunk walked before this one
+                dsk[key] = (advance, previous, (pairs.name,) + index) + tuple(
+                    (x.name,) + tuple(0 if x.numblocks[i] == 1 else j for i, j in enumerate(index)) for x in blocks)
             previous = key
-    graph = HighLevelGraph.from_collections(name, dsk, dependencies=[pairs] + ([init] if lazy else []))
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=[pairs] + blocks + ([init] if lazy else []))
     return da.Array(graph, name, pairs.chunks, meta=np.empty((0,) * pairs.ndim, dtype=compute))
 
 
@@ -266,7 +290,7 @@ def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Any = "incre
     pair_chunks = tuple((1,) * nb if i == along else c for i, c in enumerate(x.chunks))
     pairs = da.map_blocks(_pair, x, *operands, compute=compute, chunks=pair_chunks, dtype=compute,
                           meta=np.empty((0,) * x.ndim, dtype=compute), **common)
-    carries = _state_chain(pairs, init_value if init_lazy is None else init_lazy, along, decreasing, compute)
+    carries = _state_chain(pairs, [x] + operands, init_value if init_lazy is None else init_lazy, common, compute)
     walk = range(nb - 1, -1, -1) if decreasing else range(nb)
     return da.map_blocks(_finish, carries, x, *operands, exclusive=bool(exclusive), compute=compute, rdt=rdt,
                          first=walk[0], chunks=x.chunks, dtype=rdt, meta=meta, **common)

@@ -2,6 +2,7 @@
 // pairs (a, b) composed a vector at a time in registers. Compiled once per tier (families/recurrences.hpp).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -38,6 +39,26 @@ void compose_lanes(xsimd::batch<T, A>& a, xsimd::batch<T, A>& b, const xsimd::ba
         }
         compose_lanes<A, Reverse, 2 * K>(a, b, powers == nullptr ? nullptr : powers + 1);
     }
+}
+
+// Whether a vector's composed products of a (`given`: its a's) are those the walk meets: none overflowed (inf, or NaN
+// from inf * 0) and none underflowed to 0 before an a of 0. Composed behind a state of 0 (or inf), such a product
+// gives NaN where the walk element by element gives 0 (or inf).
+template <class A, bool Reverse, class T>
+bool composes_in_range(const xsimd::batch<T, A>& products, const xsimd::batch<T, A>& given) {
+    using B = xsimd::batch<T, A>;
+    const B zero(T(0));
+    const auto finite = xsimd::abs(products) <= B(std::numeric_limits<T>::max());
+    if (xsimd::all(finite & (products != zero))) {
+        return true;
+    }
+    if (!xsimd::all(finite)) {
+        return false;
+    }
+    // A lane is 0 from the walk's first a of 0 on: the first 0 in walk order must fall on an a of 0.
+    const B before = Reverse ? Lanes<A>::template down<1>(products, B(T(1)))
+                             : Lanes<A>::template up<1>(products, B(T(1)));
+    return !xsimd::any((products == zero) & (before != zero) & (given != zero));
 }
 
 // Whether a segment begins among the vector of walk positions [k, k + lanes) of a span.
@@ -77,8 +98,9 @@ T power_of(T a, std::ptrdiff_t n) {
 }
 
 // RecurrenceKernels::span for one direction: whole vectors composed in registers
-// (compose_lanes), each put behind the state before it (a multiply-add per chain); vectors where a segment begins,
-// and the rest, one element at a time.
+// (compose_lanes), each put behind the state before it (a multiply-add per chain); vectors where a segment begins or
+// whose products leave the range (composes_in_range; a scalar a's: the whole span), and the rest, one element at a
+// time.
 template <class A, class T, bool Reverse>
 SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T state, RecurrenceModes modes) {
     // A copy: the vector stores may alias the caller's struct, whose fields would be loaded again each vector.
@@ -103,15 +125,28 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
             lane_powers[Reverse ? lanes - 1 - j : j] = p;
         }
         const B walked_powers = B::load_aligned(lane_powers);
+        // A scalar a whose powers leave the range (as composes_in_range): every vector one element at a time.
+        const T reach = lane_powers[Reverse ? 0 : lanes - 1];
+        const bool whole_vectors = !scalar_a || (std::abs(reach) <= std::numeric_limits<T>::max() &&
+                                                 (reach != T(0) || span.a_value == T(0)));
         B y(at.y), z(T(0)), product(T(1));
         auto zeros = B(T(1)) == B(T(0));
         const auto exclusive_lanes = B(T(modes.exclusive ? 1 : 0)) == B(T(1));
         const bool streams = modes.streams && Lanes<A>::streams;
         // The scans' streamed outputs, realigned in registers (the vectors' grouping, so the bits, kept).
         auto streamed = span_outputs<A, T, Reverse, Lanes<A>::streams>(span.out);
-        for (; done + lanes <= span.n; done += lanes) {
+        for (; whole_vectors && done + lanes <= span.n; done += lanes) {
             const std::ptrdiff_t i = Reverse ? span.n - lanes - done : done;
-            if (starts_within<T, Reverse>(span, done, lanes)) {
+            prefetch_ahead<Reverse>(span.b + i);
+            if (!scalar_a) {
+                prefetch_ahead<Reverse>(span.a + i);
+            }
+            const B a_lanes = scalar_a ? B(T(0)) : B::load_unaligned(span.a + i);
+            B xa = a_lanes;
+            B xb = B::load_unaligned(span.b + i);
+            compose_lanes<A, Reverse>(xa, xb, scalar_a ? powers : nullptr);
+            if (starts_within<T, Reverse>(span, done, lanes) ||
+                (!scalar_a && !composes_in_range<A, Reverse>(xa, a_lanes))) {
                 RecurrenceChains<T> one{first_lane(y), first_lane(z), first_lane(product), at.restarted,
                                         at.zero_a || xsimd::any(zeros)};
                 // Its elements stored as they come: the streamed vectors start again after them.
@@ -124,16 +159,9 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
                 zeros = B(T(1)) == B(T(0));
                 continue;
             }
-            prefetch_ahead<Reverse>(span.b + i);
             if (!scalar_a) {
-                prefetch_ahead<Reverse>(span.a + i);
+                zeros = zeros | (a_lanes == B(T(0)));
             }
-            B xa = scalar_a ? B(T(0)) : B::load_unaligned(span.a + i);
-            if (!scalar_a) {
-                zeros = zeros | (xa == B(T(0)));
-            }
-            B xb = B::load_unaligned(span.b + i);
-            compose_lanes<A, Reverse>(xa, xb, scalar_a ? powers : nullptr);
             const B multiplier = scalar_a ? walked_powers : xa;
             if (modes.writes) {
                 const B next = L::multiply_add(multiplier, y, xb);
