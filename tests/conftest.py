@@ -53,6 +53,9 @@ SLOW_REASON = "slow: allocates several GB or runs long; run with --run-slow (onl
 def pytest_addoption(parser):
     parser.addoption("--run-slow", action="store_true", default=False,
                      help="also run the tests marked slow (arrays of several GB, long stress runs)")
+    # tests/test_differential.py: how many seeds a family runs (also SIMDSCAN_DIFFERENTIAL_CASES), or one seed only
+    parser.addoption("--differential-cases", type=int, default=None, help="seeds 0..N-1 for each differential family")
+    parser.addoption("--differential-seed", type=int, default=None, help="only this seed of each differential family")
 
 
 def pytest_collection_modifyitems(config, items):
