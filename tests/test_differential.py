@@ -61,7 +61,7 @@ from test_ewm import check_ewm
 pytestmark = [pytest.mark.kernels, pytest.mark.usefixtures("restore_thread_count")]
 
 #: seeds a family runs by default (the module in about 15 s on two cores); the long mode sets one count for all
-DEFAULT_CASES = {"dense": 150, "reset": 40, "labels": 40, "ffill": 60, "recurrence": 50, "ewm": 30, "dask": 80}
+DEFAULT_CASES = {"dense": 150, "reset": 60, "labels": 40, "ffill": 60, "recurrence": 50, "ewm": 30, "dask": 90}
 THREADS = (1, 2, 3)
 #: line lengths at the chunks (32768 float64, 65536 float32/float16 elements) and staging buffers
 LONG = (1, 7, 4095, 4096, 4097, 8192, 16384, 32767, 32768, 32769, 65535, 65536, 65537, 100000)
