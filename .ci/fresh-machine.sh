@@ -63,6 +63,7 @@ python -c "import sys; sys.exit($default_s > $limit_s)" || die "the default test
 # Then every case: the slow tests and the exhaustive parametrizations are off unless asked for (tests/conftest.py);
 # this phase is where CI runs them, on every core that .ci/run allows (PYTEST_XDIST_AUTO_NUM_WORKERS, which
 # `-n auto` reads).
-echo "+ HYPOTHESIS_PROFILE=ci python -m pytest --run-slow --exhaustive -n auto"
-HYPOTHESIS_PROFILE=ci python -m pytest --run-slow --exhaustive -n auto || die "the exhaustive test run failed"
+echo "+ HYPOTHESIS_PROFILE=ci python -m pytest --run-slow --exhaustive --differential-cases=300 -n auto"
+HYPOTHESIS_PROFILE=ci python -m pytest --run-slow --exhaustive --differential-cases=300 -n auto ||
+  die "the exhaustive test run failed"
 ccache --show-stats | grep -iE 'hits|misses' || true

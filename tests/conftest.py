@@ -59,6 +59,7 @@ def pytest_configure(config):
     profile = "default" if config.getoption("--exhaustive") else "quick"
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", profile))
 
+
 SLOW_REASON = "slow: allocates several GB or runs long; run with --run-slow (only them: --run-slow -m slow)"
 
 
@@ -67,7 +68,10 @@ def pytest_addoption(parser):
                      help="also run the tests marked slow (arrays of several GB, long stress runs)")
     parser.addoption("--exhaustive", action="store_true", default=False,
                      help="run every case of each parametrized test, not a selection that takes every value of "
-                          "every parameter at least once")
+                          "each parameter naming kinds at least once")
+    # tests/test_differential.py: how many seeds a family runs (also SIMDSCAN_DIFFERENTIAL_CASES), or one seed only
+    parser.addoption("--differential-cases", type=int, default=None, help="seeds 0..N-1 for each differential family")
+    parser.addoption("--differential-seed", type=int, default=None, help="only this seed of each differential family")
 
 
 def parameter_values(case):
@@ -94,7 +98,9 @@ def covering_cases(cases):
     per_parameter = {}
     for name, *_ in set().union(*values):
         per_parameter[name] = per_parameter.get(name, 0) + 1
-    untaken = {value for value in set().union(*values) if per_parameter[value[0]] <= KINDS_AT_MOST}
+    # (Every differential seed: their number is that module's own, --differential-cases.)
+    untaken = {value for value in set().union(*values)
+               if per_parameter[value[0]] <= KINDS_AT_MOST or value[0] == "seed"}
     chosen = [cases[0]]
     untaken -= values[0]
     while untaken:
