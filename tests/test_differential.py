@@ -61,6 +61,10 @@ from test_ewm import check_ewm
 pytestmark = [pytest.mark.kernels, pytest.mark.usefixtures("restore_thread_count")]
 
 #: seeds a family runs by default (the module in about 15 s on two cores); the long mode sets one count for all
+# Cases that find a defect not fixed yet (strict: each fails until its fix lands, then must lose its entry).
+OPEN = {
+    ("dense", 279): "complex128 cumsum: a NaN's sign depends on the path out's placement picks (a + b or b + a)",
+}
 DEFAULT_CASES = {"dense": 150, "reset": 60, "labels": 40, "ffill": 60, "recurrence": 50, "ewm": 30, "dask": 90}
 THREADS = (1, 2, 3)
 #: line lengths at the chunks (32768 float64, 65536 float32/float16 elements) and staging buffers
@@ -92,7 +96,10 @@ def pytest_generate_tests(metafunc):
         only = _setting(metafunc.config, "--differential-seed", "SIMDSCAN_DIFFERENTIAL_SEED")
         count = _setting(metafunc.config, "--differential-cases", "SIMDSCAN_DIFFERENTIAL_CASES")
         family = metafunc.function.__name__[len("test_"):]
-        metafunc.parametrize("seed", [only] if only is not None else range(count or DEFAULT_CASES[family]))
+        seeds = [only] if only is not None else range(count or DEFAULT_CASES[family])
+        open_marks = {seed: pytest.mark.xfail(strict=True, reason=OPEN[family, seed]) for f, seed in OPEN if f == family}
+        metafunc.parametrize("seed", [pytest.param(seed, marks=open_marks[seed]) if seed in open_marks else seed
+                                      for seed in seeds])
 
 
 class Case:
