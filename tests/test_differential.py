@@ -97,7 +97,8 @@ def pytest_generate_tests(metafunc):
         count = _setting(metafunc.config, "--differential-cases", "SIMDSCAN_DIFFERENTIAL_CASES")
         family = metafunc.function.__name__[len("test_"):]
         seeds = [only] if only is not None else range(count or DEFAULT_CASES[family])
-        open_marks = {seed: pytest.mark.xfail(strict=True, reason=OPEN[family, seed]) for f, seed in OPEN if f == family}
+        open_marks = {seed: pytest.mark.xfail(strict=True, reason=reason)
+                      for (f, seed), reason in OPEN.items() if f == family}
         metafunc.parametrize("seed", [pytest.param(seed, marks=open_marks[seed]) if seed in open_marks else seed
                                       for seed in seeds])
 
