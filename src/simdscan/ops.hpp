@@ -56,6 +56,8 @@ struct OpTraits {
     static constexpr bool scans_chunks_from_totals = false;
     // The kernels key each element read and each value written with the job's order key (keyed).
     static constexpr bool orders_by_key = false;
+    // Op::Stepwise applies elements one at a time into states kept aside (groups, outer-axis columns): a finer state.
+    static constexpr bool has_stepwise_variant = false;
 };
 
 // Ops that take every input element as it is.
@@ -436,6 +438,18 @@ private:
         return log_normal(xsimd::batch<double, A>(1.0) + x);
     }
 };
+
+// The op the kernels apply one element at a time into states kept aside (OpTraits::has_stepwise_variant).
+template <class Op, bool = Op::has_stepwise_variant>
+struct stepwise_op {
+    using type = Op;
+};
+template <class Op>
+struct stepwise_op<Op, true> {
+    using type = typename Op::Stepwise;
+};
+template <class Op>
+using StepwiseOp = typename stepwise_op<Op>::type;
 
 // The compensated sum of elements of type T.
 template <class T>
