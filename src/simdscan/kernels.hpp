@@ -55,6 +55,14 @@ struct Compensated {
     T error;
 };
 
+// A log-sum-exp element by element (ops.hpp's LogSumExpSteps): shift + log(sum + error); V a double or a batch.
+template <class V>
+struct ShiftedSum {
+    V shift;
+    V sum;
+    V error;
+};
+
 // The state a scan carries for elements of type T: the value itself, or a more accurate running sum.
 template <class T>
 using Plain = T;
@@ -207,8 +215,8 @@ struct TypedKernels {
 template <class T, class State, class Stepwise>
 struct StepwiseKernels : TypedKernels<T, State> {
     // One step of a scan along an outer axis with w running states kept aside in `carry` (a Compensated one stores
-    // w sums, then w errors): carry = carry op in, and out = the value before (exclusive) or after. out may equal in.
-    // `streams`: as ScanState's.
+    // w sums, then w errors; a ShiftedSum one w shifts, w sums, w errors): carry = carry op in, and out = the value
+    // before (exclusive) or after. out may equal in. `streams`: as ScanState's.
     using advance_fn = void (*)(const T* in, Stepwise* carry, T* out, std::ptrdiff_t w, bool exclusive, bool streams,
                                 T order_key);
     // Grouped scans (CumulativeOperatorDesc::labels): n contiguous elements in scan order, each advancing its group's
@@ -264,7 +272,9 @@ using RealKernels = TypedKernelSet<Plain, float, double>;
 // Log-sum-exp's running value is a double whatever the element (ops.hpp's LogAddExp, log_sum_exp_kernels.hpp).
 template <class T>
 using DoubleState = double;
-using LogSumExpKernels = TypedKernelSet<DoubleState, float, double>;
+template <class T>
+using ShiftedSumState = ShiftedSum<double>;  // element by element (LogSumExpSteps)
+using LogSumExpKernels = KernelSet<DoubleState, ShiftedSumState, float, double>;
 
 // A span of a linear recurrence's line (recurrence.cpp): n contiguous elements, walked in memory order or from their
 // end, each state a * (the state before it) + b, or `initial` * a + b where the element begins a segment in the walk.

@@ -439,12 +439,19 @@ void fill_states(Compensated<C>* carry, std::ptrdiff_t w, const Compensated<C>& 
     std::fill_n(sums, w, state.sum);
     std::fill_n(sums + w, w, state.error);
 }
+template <class C>
+void fill_states(ShiftedSum<C>* carry, std::ptrdiff_t w, const ShiftedSum<C>& state) {
+    C* shifts = reinterpret_cast<C*>(carry);  // w shifts, w sums, w errors
+    std::fill_n(shifts, w, state.shift);
+    std::fill_n(shifts + w, w, state.sum);
+    std::fill_n(shifts + 2 * w, w, state.error);
+}
 
 // Scans rows [0, n) of one tile with the running states kept in `carry`, from `neutral`, each row in segments of at
 // most `segment` elements: segment [c, c + count) of row r is read from load(r, c, count) in compute type, advanced by
 // advance(r, c, row, states, values, count) from the states at carry + c into values = target(r, c) (which may be the
 // segment read), and handed to store(r, c, values, count). A segment's states sit at carry + c in every row, so a
-// Compensated segment keeps its sums-then-errors layout.
+// Compensated or ShiftedSum segment keeps its layout of parts.
 template <class S, class C, class State, class Carried, class Load, class Target, class Advance, class Store>
 void scan_outer_tile_carried(const Job<S, C, State>& job, std::vector<Carried>& carry, const Carried& neutral,
                              std::ptrdiff_t width, std::ptrdiff_t segment, Load&& load, Target&& target,
