@@ -13,7 +13,15 @@ from hypothesis.extra import numpy as hnp
 import simdscan
 from data import seed_of
 from params import DIRECTIONS, scattered_outs, stepped_reversed_out
-from family_reference import VARIANTS, assert_same_bits, check_logcumsumexp, logcumsumexp_result_dtype
+from family_reference import (
+    LOGCUMSUMEXP_STATED_RTOL,
+    VARIANTS,
+    assert_same_bits,
+    check_logcumsumexp,
+    check_logcumsumexp_values,
+    logcumsumexp_result_dtype,
+)
+from group_reference import expected_grouped
 from reference import LAYOUTS, PATHS, apply_layout, assert_unchanged, snapshot
 
 pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
@@ -166,6 +174,79 @@ def test_accuracy_with_a_wide_spread(dtype):
     a[::1000] = np.sort(a[::1000])  # a climbing maximum along the line, in both directions
     for dec, exc in VARIANTS:
         check_logcumsumexp(call(a, 0, dec, exc), a, 0, dec, exc, msg=f"{dtype} decreasing={dec} exclusive={exc}")
+
+
+# docs/guide.md's bound holds on every path that scans 10**5 values: a line (block by block), groups and the columns
+# of an outer axis (element by element, each group or column in a finer state than its running log, which rounded
+# at every element drifted to 1.3e-14 of |reference| + 1 on normal values).
+STATED_CASES = {
+    "normal": lambda rng, n: rng.standard_normal(n),
+    "30 normal": lambda rng, n: 30.0 * rng.standard_normal(n),
+    "near +-700": lambda rng, n: np.where(rng.random(n) < 0.5, -700.0, 700.0) + rng.standard_normal(n),
+}
+
+
+@pytest.mark.parametrize("case", STATED_CASES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_stated_accuracy_on_every_path(dtype, case):
+    rng = np.random.default_rng(seed_of("stated", dtype, case))
+    x = STATED_CASES[case](rng, 100_000).astype(dtype)
+    rtol = LOGCUMSUMEXP_STATED_RTOL[dtype]
+    groupings = {"one label": np.zeros(x.size, np.int64), "three labels": rng.integers(0, 3, x.size)}
+    columns = np.tile(x[:, None], (1, 11))  # a vector's lanes and columns one at a time
+    for dec, exc in VARIANTS:
+        where = f"{dtype} {case} decreasing={dec} exclusive={exc}"
+        check_logcumsumexp(call(x, 0, dec, exc), x, 0, dec, exc, msg=f"line {where}", rtol=rtol)
+        for name, labels in groupings.items():
+            check_logcumsumexp_values(call(x, 0, dec, exc, labels=labels),
+                                      expected_grouped("logcumsumexp", x, labels, 0, dec, exc), f"{name} {where}", rtol)
+        for layout, a in (("C", columns), ("fortran", np.asfortranarray(columns))):
+            got = call(a, 0, dec, exc)
+            check_logcumsumexp(got[:, :1], a[:, :1], 0, dec, exc, msg=f"axis 0 {layout} {where}", rtol=rtol)
+            for j in range(1, a.shape[1]):
+                assert_same_bits(got[:, j], got[:, 0], f"axis 0 {layout} column {j} {where}")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_group_is_its_own_grouped_scan(dtype):
+    """docs/guide.md: a group of a grouped logcumsumexp has the bits of the group gathered and scanned with one label
+    (element by element), and the plain scan of the gathered group (block by block) is within the same bound of the
+    reference, not of the same bits."""
+    rng = np.random.default_rng(seed_of("own group", dtype))
+    x = rng.standard_normal(100_000).astype(dtype)
+    labels = rng.integers(0, 3, x.size)
+    rtol = LOGCUMSUMEXP_STATED_RTOL[dtype]
+    for dec, exc in VARIANTS:
+        got = call(x, 0, dec, exc, labels=labels)
+        for g in range(3):
+            where = f"{dtype} group {g} decreasing={dec} exclusive={exc}"
+            own = x[labels == g]
+            alone = call(own, 0, dec, exc, labels=np.zeros(own.size, np.int64))
+            assert_same_bits(got[labels == g], alone, where)
+            check_logcumsumexp(alone, own, 0, dec, exc, msg=where, rtol=rtol)
+            check_logcumsumexp(call(own, 0, dec, exc), own, 0, dec, exc, msg=f"plain scan of {where}", rtol=rtol)
+
+
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_groups_and_columns_have_the_same_bits_for_every_thread_count_and_out(dtype):
+    """Element by element, a column's state is advanced in a vector's lane or on its own, as out's address and the
+    tiles a thread count cuts decide (outputs past the caches start their vectors where out is aligned): the same
+    bits either way; lines of groups run in parallel."""
+    rng = np.random.default_rng(seed_of("stepwise bits", dtype))
+    a = (30.0 * rng.standard_normal((600, 2000))).astype(dtype)  # past the tests' streaming threshold
+    calls = {"axis 0": {"axis": 0}, "labels": {"axis": 1, "labels": rng.integers(0, 50, a.shape)}}
+    for name, kw in calls.items():
+        for dec, exc in ((False, False), (True, True)):
+            where = f"{name} {dtype} decreasing={dec} exclusive={exc}"
+            simdscan.set_num_threads(1)
+            single = call(a, decreasing=dec, exclusive=exc, **kw)
+            for threads in (2, 3):
+                simdscan.set_num_threads(threads)
+                assert_same_bits(call(a, decreasing=dec, exclusive=exc, **kw), single, f"{where}: {threads} threads")
+            for placed, out in scattered_outs(a.shape, dtype).items():
+                call(a, decreasing=dec, exclusive=exc, out=out, **kw)
+                assert_same_bits(out, single, f"{where}: {placed}")
 
 
 # --------------------------------------------------------------------------

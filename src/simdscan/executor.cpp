@@ -35,14 +35,15 @@ struct Route {
     detail::WidenFn widen;
 };
 
-template <class S, class C, class State>
-void run_typed(const CumulativeOperatorDesc& desc, const Route& route, const detail::TypedKernels<C, State>& kernels) {
+template <class S, class C, class State, class Stepwise>
+void run_typed(const CumulativeOperatorDesc& desc, const Route& route,
+               const detail::StepwiseKernels<C, State, Stepwise>& kernels) {
     if constexpr (std::is_same<State, C>::value) {
         if (route.two_axes != nullptr) {
             return detail::run_two_axes(*route.two_axes, kernels, route.widen);
         }
     }
-    detail::run_path(detail::Job<S, C, State>{*route.plan, kernels, desc.exclusive, detail::active_kernels()});
+    detail::run_path(detail::Job<S, C, State>{*route.plan, kernels, desc.exclusive, detail::active_kernels()}, kernels);
 }
 
 void run(const CumulativeOperatorDesc& desc, const Route& route) {

@@ -234,11 +234,11 @@ xsimd::batch<F, A> log_normal(const xsimd::batch<F, A>& y) {
 
 // The same on one double, through a vector of the tier's own: a kernel's scalar and vector steps then agree to the
 // bit, which results identical for every thread count need (the thread count moves where a line's vectors start).
-template <class F>
-double on_one_lane(F&& f, double x) {
+template <class F, class... X>
+double on_one_lane(F&& f, X... x) {
     using B = xsimd::batch<double, SIMDSCAN_TIER_ARCH>;
     alignas(B::arch_type::alignment()) double lanes[B::size];
-    f(B(x)).store_aligned(lanes);
+    f(B(x)...).store_aligned(lanes);
     return lanes[0];
 }
 inline double exp_in_range(double x) {
@@ -246,6 +246,9 @@ inline double exp_in_range(double x) {
 }
 inline double log_normal(double y) {
     return on_one_lane([](const auto& v) { return log_normal(v); }, y);
+}
+inline double log_normal_plus(double y, double shift) {
+    return on_one_lane([](const auto& v, const auto& s) { return log_normal_plus(v, s); }, y, shift);
 }
 
 }  // namespace simdscan::detail::SIMDSCAN_TIER

@@ -1,4 +1,4 @@
-// The grouped kernel (TypedKernels::scan_groups): each element advances the running state of its group, one element
+// The grouped kernel (StepwiseKernels::scan_groups): each element advances the running state of its group, one element
 // at a time in the walk's order, as a line of the group's elements alone would be scanned element by element.
 #pragma once
 
@@ -71,7 +71,7 @@ void scan_groups_indexed(const T* in, T* out, std::ptrdiff_t n, const GroupWalk<
     }
 }
 
-// TypedKernels::scan_groups. The last element's group keeps its state in a register: a run of one group (sorted or
+// StepwiseKernels::scan_groups. The last element's group keeps its state in a register: a run of one group (sorted or
 // few labels) then waits on the op alone, not on a store and a load of its state each element.
 template <class T, class Op>
 void scan_groups(const T* in, T* out, std::ptrdiff_t n, const GroupWalk<typename Op::template state<T>>& walk,

@@ -1,5 +1,5 @@
 // A grouped scan's groups (CumulativeOperatorDesc::labels): each line's distinct labels numbered as the walk meets
-// them, so that the kernels keep one running state per group in an array (TypedKernels::scan_groups).
+// them, so that the kernels keep one running state per group in an array (StepwiseKernels::scan_groups).
 #pragma once
 
 #include <algorithm>
@@ -40,7 +40,7 @@ struct GroupLabels {
     GroupLookup& lookup;
 };
 
-// A grouped span as the grouped kernel walks it (TypedKernels::scan_groups): its labels, and each group's running
+// A grouped span as the grouped kernel walks it (StepwiseKernels::scan_groups): its labels, and each group's running
 // state.
 template <class State>
 struct GroupWalk {

@@ -55,6 +55,14 @@ struct Compensated {
     T error;
 };
 
+// A log-sum-exp element by element (ops.hpp's LogSumExpSteps): shift + log(sum + error); V a double or a batch.
+template <class V>
+struct ShiftedSum {
+    V shift;
+    V sum;
+    V error;
+};
+
 // The state a scan carries for elements of type T: the value itself, or a more accurate running sum.
 template <class T>
 using Plain = T;
@@ -136,14 +144,9 @@ struct TypedKernels {
     using rows_fn = void (*)(const char* in, char* out, std::ptrdiff_t n, std::ptrdiff_t rows, std::ptrdiff_t in_stride,
                              std::ptrdiff_t out_stride, bool exclusive, T identity, bool streams, T order_key);
     // One step of a scan along an outer axis, elementwise over w contiguous elements: out = a op b. Only where the
-    // state is the value itself and the op takes elements as they are (null otherwise): the previous output row is
-    // then the running row.
+    // state is the value itself (element by element too) and the op takes elements as they are (null otherwise): the
+    // previous output row is then the running row.
     using combine_fn = void (*)(const T* a, const T* b, T* out, std::ptrdiff_t w, T order_key);
-    // One step of a scan along an outer axis with w running states kept aside in `carry` (a Compensated one
-    // stores w sums, then w errors): carry = carry op in, and out = the value before (exclusive) or after. out may
-    // equal in. `streams`: as ScanState's.
-    using advance_fn = void (*)(const T* in, State* carry, T* out, std::ptrdiff_t w, bool exclusive, bool streams,
-                                T order_key);
 
     // The op on two states, as the kernels compute it; combines chunk totals.
     using apply_fn = State (*)(State a, State b);
@@ -186,23 +189,12 @@ struct TypedKernels {
     using scan_half_fn = void (*)(const std::uint16_t* in, std::uint16_t* out, std::ptrdiff_t n, ScanState<State>& st,
                                   bool exclusive);
 
-    // Grouped scans (CumulativeOperatorDesc::labels): n contiguous elements in scan order, each advancing its group's
-    // state (`walk`: the groups coded by the line's GroupLookup, a group's first element in the line starting from the
-    // op's neutral); into out the value after the element, or before it where exclusive (`identity` at a group's
-    // first). out may equal in. Where walk.positions is set (ops that write indices): each output's supplier's scan
-    // position. One element at a time, the same code in every tier: compiled in the lowest only
-    // (take_lowest_tier_kernels).
-    using groups_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, const GroupWalk<State>& walk, bool exclusive,
-                               T identity, T order_key);
-
     scan_fn scan[2];  // [reverse]
-    groups_fn scan_groups;
     segments_fn scan_segments[2];  // [reverse]
     scan_local_fn scan_local[2];  // [reverse]
     rebase_fn rebase;
     rows_fn rows[2];  // [reverse]
     combine_fn combine[2];     // [descending: walks the row from its end]
-    advance_fn advance[2];  // [descending]
     apply_fn apply;
     indexed_fn scan_indexed;
     advance_indexed_fn advance_indexed;
@@ -219,6 +211,28 @@ struct TypedKernels {
     T order_key;
 };
 
+// TypedKernels and the element-by-element kernels, whose states are Stepwise: apart, so that line runners are shared.
+template <class T, class State, class Stepwise>
+struct StepwiseKernels : TypedKernels<T, State> {
+    // One step of a scan along an outer axis with w running states kept aside in `carry` (a Compensated one stores
+    // w sums, then w errors; a ShiftedSum one w shifts, w sums, w errors): carry = carry op in, and out = the value
+    // before (exclusive) or after. out may equal in. `streams`: as ScanState's.
+    using advance_fn = void (*)(const T* in, Stepwise* carry, T* out, std::ptrdiff_t w, bool exclusive, bool streams,
+                                T order_key);
+    // Grouped scans (CumulativeOperatorDesc::labels): n contiguous elements in scan order, each advancing its group's
+    // state (`walk`: the groups coded by the line's GroupLookup, a group's first element in the line starting from the
+    // op's neutral); into out the value after the element, or before it where exclusive (`identity` at a group's
+    // first). out may equal in. Where walk.positions is set (ops that write indices): each output's supplier's scan
+    // position. One element at a time, the same code in every tier: compiled in the lowest only
+    // (take_lowest_tier_kernels).
+    using groups_fn = void (*)(const T* in, T* out, std::ptrdiff_t n, const GroupWalk<Stepwise>& walk, bool exclusive,
+                               T identity, T order_key);
+
+    advance_fn advance[2];  // [descending]
+    groups_fn scan_groups;
+    Stepwise stepwise_neutral;  // neutral as a Stepwise state: what advance's carries start from
+};
+
 // A type as a value (a visitor's argument).
 template <class T>
 struct TypeTag {
@@ -229,16 +243,19 @@ struct TypeTag {
 template <class T>
 struct scalar_only : std::integral_constant<bool, !std::is_arithmetic<T>::value> {};
 
-template <template <class> class StateOf, class... Ts>
-struct TypedKernelSet : TypedKernels<Ts, StateOf<Ts>>... {
+template <template <class> class StateOf, template <class> class StepwiseOf, class... Ts>
+struct KernelSet : StepwiseKernels<Ts, StateOf<Ts>, StepwiseOf<Ts>>... {
     template <class T>
-    const TypedKernels<T, StateOf<T>>& get() const { return *this; }
+    const StepwiseKernels<T, StateOf<T>, StepwiseOf<T>>& get() const { return *this; }
     template <class T>
-    TypedKernels<T, StateOf<T>>& get() { return *this; }
+    StepwiseKernels<T, StateOf<T>, StepwiseOf<T>>& get() { return *this; }
     // visit(TypeTag<T>{}) for each element type T of the set.
     template <class Visit>
     static void for_each_type(Visit&& visit) { (visit(TypeTag<Ts>{}), ...); }
 };
+// The sets whose states are the same element by element.
+template <template <class> class StateOf, class... Ts>
+using TypedKernelSet = KernelSet<StateOf, StateOf, Ts...>;
 
 // Signed integers scan as their unsigned twins: the same bits, and wrap-around is defined.
 using OpKernels = TypedKernelSet<Plain, std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, float, double,
@@ -255,7 +272,9 @@ using RealKernels = TypedKernelSet<Plain, float, double>;
 // Log-sum-exp's running value is a double whatever the element (ops.hpp's LogAddExp, log_sum_exp_kernels.hpp).
 template <class T>
 using DoubleState = double;
-using LogSumExpKernels = TypedKernelSet<DoubleState, float, double>;
+template <class T>
+using ShiftedSumState = ShiftedSum<double>;  // element by element (LogSumExpSteps)
+using LogSumExpKernels = KernelSet<DoubleState, ShiftedSumState, float, double>;
 
 // A span of a linear recurrence's line (recurrence.cpp): n contiguous elements, walked in memory order or from their
 // end, each state a * (the state before it) + b, or `initial` * a + b where the element begins a segment in the walk.

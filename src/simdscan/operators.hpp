@@ -60,7 +60,7 @@ void visit_operator_kernels(const CumulativeOperatorDesc& desc, const KernelTabl
                         return run(TypeTag<S>{}, set.template get<C>());
                     }
                 }
-                TypedKernels<C, C> kernels = table.extremum.template get<C>();
+                StepwiseKernels<C, C, C> kernels = table.extremum.template get<C>();
                 kernels.order_key = order_key<C, typename Types::Ordered>(maximum);
                 kernels.identity = desc.output.data_type == DataType::boolean
                                        ? C(maximum ? 0 : 1)  // false and true, not the byte's extremes

@@ -56,6 +56,8 @@ struct OpTraits {
     static constexpr bool scans_chunks_from_totals = false;
     // The kernels key each element read and each value written with the job's order key (keyed).
     static constexpr bool orders_by_key = false;
+    // Op::Stepwise applies elements one at a time into states kept aside (groups, outer-axis columns): a finer state.
+    static constexpr bool has_stepwise_variant = false;
 };
 
 // Ops that take every input element as it is.
@@ -103,6 +105,10 @@ xsimd::batch_bool<T, A> either(const xsimd::batch_bool<T, A>& a, const xsimd::ba
 inline bool both(bool a, bool b) { return a && b; }
 template <class T, class A>
 xsimd::batch_bool<T, A> both(const xsimd::batch_bool<T, A>& a, const xsimd::batch_bool<T, A>& b) { return a & b; }
+// Whether a scalar condition holds, or any lane of a vector mask.
+inline bool any_of(bool a) { return a; }
+template <class T, class A>
+bool any_of(const xsimd::batch_bool<T, A>& a) { return xsimd::any(a); }
 template <class T>
 T pick(bool take_a, const T& a, const T& b) { return take_a ? a : b; }
 template <class T, class A>
@@ -382,10 +388,15 @@ template <class Op>
 using NaNSkippingSummation = NaNSkipping<Op, 0>;
 using NaNSkippingProduct = NaNSkipping<Product, 1>;
 
+struct LogSumExpSteps;
+
 // log(exp(a) + exp(b)) without overflow or underflow: the larger operand plus log1p(exp(-|a - b|)). Every
 // element's running value is a double: float32 sums of many terms would lose digits in the running value.
 struct LogAddExp : AdmitsEvery {
     static constexpr bool scans_chunks_from_totals = true;
+    // apply rounds the running log and log1p(z) as log(1 + z): once per element, those errors random-walk.
+    static constexpr bool has_stepwise_variant = true;
+    using Stepwise = LogSumExpSteps;
     // Defined with log-sum-exp's kernels (log_sum_exp_kernels.hpp).
     template <class A, class T, bool Reverse>
     static double scan_span(const T* in, T* out, std::ptrdiff_t n, ScanState<double>& st, bool exclusive);
@@ -436,6 +447,56 @@ private:
         return log_normal(xsimd::batch<double, A>(1.0) + x);
     }
 };
+
+// LogAddExp element by element: shift + log(sum + error), the terms exp(x - shift) added by TwoSum, the log unrounded.
+struct LogSumExpSteps : AdmitsEvery {
+    // The shift moves only to an element this far above it: at each new maximum, a rising line's sum would be rescaled.
+    static constexpr double shift_lead = 2.0;
+    template <class T, class A>
+    using vector = xsimd::batch<double, A>;
+    template <class T>
+    using state = ShiftedSum<typename std::conditional<std::is_arithmetic<T>::value, double, T>::type>;
+    template <class V>
+    SIMDSCAN_FLATTEN static ShiftedSum<V> apply(const ShiftedSum<V>& a, const V& x) {
+        const V gap = x - a.shift;
+        const auto moves = gap > V(shift_lead);  // from -inf (nothing yet) to anything above it; never for NaN
+        ShiftedSum<V> at = a;
+        if (any_of(moves)) {
+            const V scale = exp_in_range(a.shift - x);  // at least exp(lowest): NaN stays NaN
+            at = {pick(moves, x, a.shift), pick(moves, a.sum * scale, a.sum), pick(moves, a.error * scale, a.error)};
+        }
+        // x's term is 1 where x is the shift (as both infinities are, where gap is NaN); NaN gives NaN.
+        const V term = exp_in_range(pick(x == at.shift, V(0.0), gap));
+        const V sum = at.sum + term;  // TwoSum, not Fast2Sum: the term may exceed the sum by up to exp(shift_lead)
+        const V term_rounded = sum - at.sum;
+        const V dropped = (at.sum - (sum - term_rounded)) + (term - term_rounded);
+        return {at.shift, sum, at.error + dropped};
+    }
+    static double lift(double x) { return x; }
+    template <class A>
+    static xsimd::batch<double, A> lift(const xsimd::batch<double, A>& x) { return x; }
+    // An empty sum is -inf, a NaN one NaN; an infinite shift gives itself.
+    template <class V>
+    SIMDSCAN_FLATTEN static V lower(const ShiftedSum<V>& state) {
+        return log_normal_plus(state.sum + state.error, state.shift);
+    }
+    template <class T>
+    static ShiftedSum<double> neutral() { return {-std::numeric_limits<double>::infinity(), 0.0, 0.0}; }
+    template <class T>
+    static T identity() { return -std::numeric_limits<T>::infinity(); }
+};
+
+// The op the kernels apply one element at a time into states kept aside (OpTraits::has_stepwise_variant).
+template <class Op, bool = Op::has_stepwise_variant>
+struct stepwise_op {
+    using type = Op;
+};
+template <class Op>
+struct stepwise_op<Op, true> {
+    using type = typename Op::Stepwise;
+};
+template <class Op>
+using StepwiseOp = typename stepwise_op<Op>::type;
 
 // The compensated sum of elements of type T.
 template <class T>

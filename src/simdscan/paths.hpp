@@ -428,7 +428,7 @@ void scan_outer_tile(const Job<S, C, State>& job, const C* in, C* out, std::ptrd
     }
 }
 
-// Sets every state of a carry buffer (laid out as TypedKernels::advance reads it) to `state`.
+// Sets every state of a carry buffer (laid out as StepwiseKernels::advance reads it) to `state`.
 template <class State>
 void fill_states(State* carry, std::ptrdiff_t w, const State& state) {
     std::fill_n(carry, w, state);
@@ -439,17 +439,25 @@ void fill_states(Compensated<C>* carry, std::ptrdiff_t w, const Compensated<C>& 
     std::fill_n(sums, w, state.sum);
     std::fill_n(sums + w, w, state.error);
 }
+template <class C>
+void fill_states(ShiftedSum<C>* carry, std::ptrdiff_t w, const ShiftedSum<C>& state) {
+    C* shifts = reinterpret_cast<C*>(carry);  // w shifts, w sums, w errors
+    std::fill_n(shifts, w, state.shift);
+    std::fill_n(shifts + w, w, state.sum);
+    std::fill_n(shifts + 2 * w, w, state.error);
+}
 
-// Scans rows [0, n) of one tile with the running states kept in `carry`, each row in segments of at most `segment`
-// elements: segment [c, c + count) of row r is read from load(r, c, count) in compute type, advanced by
+// Scans rows [0, n) of one tile with the running states kept in `carry`, from `neutral`, each row in segments of at
+// most `segment` elements: segment [c, c + count) of row r is read from load(r, c, count) in compute type, advanced by
 // advance(r, c, row, states, values, count) from the states at carry + c into values = target(r, c) (which may be the
 // segment read), and handed to store(r, c, values, count). A segment's states sit at carry + c in every row, so a
-// Compensated segment keeps its sums-then-errors layout.
-template <class S, class C, class State, class Load, class Target, class Advance, class Store>
-void scan_outer_tile_carried(const Job<S, C, State>& job, std::vector<State>& carry, std::ptrdiff_t width,
-                             std::ptrdiff_t segment, Load&& load, Target&& target, Advance&& advance, Store&& store) {
+// Compensated or ShiftedSum segment keeps its layout of parts.
+template <class S, class C, class State, class Carried, class Load, class Target, class Advance, class Store>
+void scan_outer_tile_carried(const Job<S, C, State>& job, std::vector<Carried>& carry, const Carried& neutral,
+                             std::ptrdiff_t width, std::ptrdiff_t segment, Load&& load, Target&& target,
+                             Advance&& advance, Store&& store) {
     for (std::ptrdiff_t c = 0; c < width; c += segment) {
-        fill_states(carry.data() + c, std::min(segment, width - c), job.kernels.neutral);
+        fill_states(carry.data() + c, std::min(segment, width - c), neutral);
     }
     for (std::ptrdiff_t r = 0; r < job.plan.n; ++r) {
         for (std::ptrdiff_t c = 0; c < width; c += segment) {
@@ -539,11 +547,13 @@ void for_each_tile(const OuterTiling& tiling, std::size_t threads, MakeScanner&&
 }
 
 // What one thread keeps across the tiles it scans: running states and, on the buffered path, a staging buffer.
-template <class S, class C, class State>
+template <class S, class C, class State, class Stepwise>
 class TileScanner {
 public:
-    TileScanner(const Job<S, C, State>& job, TileRows rows, std::ptrdiff_t width)
-        : job_(job), rows_(rows), carry_(rows == TileRows::combined ? 0 : static_cast<std::size_t>(width)),
+    TileScanner(const Job<S, C, State>& job, const StepwiseKernels<C, State, Stepwise>& kernels, TileRows rows,
+                std::ptrdiff_t width)
+        : job_(job), kernels_(kernels), rows_(rows),
+          carry_(rows == TileRows::combined ? 0 : static_cast<std::size_t>(width)),
           suppliers_(rows == TileRows::indexed ? static_cast<std::size_t>(width) : 0),
           staging_(rows == TileRows::staged || rows == TileRows::indexed ? new Staging<S, C>(job.plan, job.table)
                                                                            : nullptr) {}
@@ -558,7 +568,7 @@ public:
             case TileRows::carried: return scan_in_place(in, out, width);
             case TileRows::staged: return scan_staged(in, out, width, inner);
             case TileRows::indexed:
-                if constexpr (std::is_same<State, C>::value) {
+                if constexpr (std::is_same<Stepwise, C>::value) {
                     return scan_indexed(tile, width, inner);
                 }
         }
@@ -569,15 +579,15 @@ private:
 
     void scan_in_place(const char* in, char* out, std::ptrdiff_t width) {
         const Plan& plan = job_.plan;
-        const auto advance = job_.kernels.advance[plan.step[Role::in] < 0 && walk_falling_rows_down()];
+        const auto advance = kernels_.advance[plan.step[Role::in] < 0 && walk_falling_rows_down()];
         const bool streams = job_.streams();
         scan_outer_tile_carried(
-            job_, carry_, width, width,
+            job_, carry_, kernels_.stepwise_neutral, width, width,
             [&](std::ptrdiff_t r, std::ptrdiff_t, std::ptrdiff_t) {
                 return reinterpret_cast<const C*>(in + r * plan.step[Role::in]);
             },
             [&](std::ptrdiff_t r, std::ptrdiff_t) { return reinterpret_cast<C*>(out + r * plan.step[Role::out]); },
-            [&](std::ptrdiff_t, std::ptrdiff_t, const C* row, State* states, C* values, std::ptrdiff_t count) {
+            [&](std::ptrdiff_t, std::ptrdiff_t, const C* row, Stepwise* states, C* values, std::ptrdiff_t count) {
                 advance(row, states, values, count, job_.exclusive, streams, job_.kernels.order_key);
             },
             [](std::ptrdiff_t, std::ptrdiff_t, const C*, std::ptrdiff_t) {});
@@ -599,7 +609,7 @@ private:
         // copies stay in L1, and a tile a staging block wide walked the arrays in 4 KiB pieces, far more slowly
         // (benchmarks/README.md).
         scan_outer_tile_carried(
-            job_, carry_, width, block,
+            job_, carry_, kernels_.stepwise_neutral, width, block,
             [&](std::ptrdiff_t r, std::ptrdiff_t c, std::ptrdiff_t count) {
                 staging_->keep_apart_from(out_at(r, c), inner.stride[Role::out]);
                 return staging_->load(in + r * plan.step[Role::in] + c * inner.stride[Role::in],
@@ -608,9 +618,9 @@ private:
             [&](std::ptrdiff_t r, std::ptrdiff_t c) {
                 return into_out ? reinterpret_cast<C*>(out_at(r, c)) : staging_->values();
             },
-            [&](std::ptrdiff_t, std::ptrdiff_t, const C* row, State* states, C* values, std::ptrdiff_t count) {
-                job_.kernels.advance[0](row, states, values, count, job_.exclusive, into_out && streams,
-                                        job_.kernels.order_key);
+            [&](std::ptrdiff_t, std::ptrdiff_t, const C* row, Stepwise* states, C* values, std::ptrdiff_t count) {
+                kernels_.advance[0](row, states, values, count, job_.exclusive, into_out && streams,
+                                    job_.kernels.order_key);
             },
             [&](std::ptrdiff_t r, std::ptrdiff_t c, const C* values, std::ptrdiff_t count) {
                 if (!into_out) {
@@ -633,7 +643,7 @@ private:
         const bool streams = direct_positions && job_.streams();
         std::int64_t* positions = nullptr;
         scan_outer_tile_carried(
-            job_, carry_, width, block,
+            job_, carry_, kernels_.stepwise_neutral, width, block,
             [&](std::ptrdiff_t r, std::ptrdiff_t c, std::ptrdiff_t count) {
                 staging_->keep_apart_from(at(Role::out, r, c), inner.stride[Role::out]);
                 return staging_->load(at(Role::in, r, c), inner.stride[Role::in], count);
@@ -665,15 +675,16 @@ private:
     }
 
     const Job<S, C, State>& job_;
+    const StepwiseKernels<C, State, Stepwise>& kernels_;  // advance and its carries' neutral
     TileRows rows_;
-    std::vector<State> carry_;
+    std::vector<Stepwise> carry_;
     std::vector<std::int64_t> suppliers_;
     std::unique_ptr<Staging<S, C>> staging_;
     LazyBuffer<std::int64_t> positions_{std::size_t(block)};  // a segment's positions, where not the indices' own
 };
 
-template <class S, class C, class State>
-void run_outer(const Job<S, C, State>& job, bool buffered) {
+template <class S, class C, class State, class Stepwise>
+void run_outer(const Job<S, C, State>& job, const StepwiseKernels<C, State, Stepwise>& kernels, bool buffered) {
     const Plan& plan = job.plan;
     const std::size_t threads = threads_for(job);
     const OuterTiling tiling = outer_tiling<C>(plan, threads);
@@ -681,18 +692,19 @@ void run_outer(const Job<S, C, State>& job, bool buffered) {
     static constexpr const char* names[] = {"outer_combined", "outer_carried", "outer_staged", "indexed_rows"};
     note_runner(names[int(rows)]);
     for_each_tile(
-        tiling, threads, [&] { return TileScanner<S, C, State>(job, rows, tiling.width); },
-        [&](TileScanner<S, C, State>& scanner, const LineOffsets& first, std::ptrdiff_t width) {
+        tiling, threads, [&] { return TileScanner<S, C, State, Stepwise>(job, kernels, rows, tiling.width); },
+        [&](TileScanner<S, C, State, Stepwise>& scanner, const LineOffsets& first, std::ptrdiff_t width) {
             scanner.scan(operands_at(plan.data, first), width, tiling.inner);
         });
 }
 
 // A grouped job's lines (Role::labels), one at a time on a thread: a staging block at a time in scan order, its labels
-// numbered by the line's GroupTable and each element scanned into its group's state (TypedKernels::scan_groups).
-template <class S, class C, class State>
+// numbered by the line's GroupTable and each element scanned into its group's state (StepwiseKernels::scan_groups).
+template <class S, class C, class State, class Stepwise>
 class GroupedLines {
 public:
-    explicit GroupedLines(const Job<S, C, State>& job) : job_(job), staging_(job.plan, job.table) {}
+    GroupedLines(const Job<S, C, State>& job, const StepwiseKernels<C, State, Stepwise>& kernels)
+        : job_(job), kernels_(kernels), staging_(job.plan, job.table) {}
 
     void scan(const Operands& line) {
         const Plan& plan = job_.plan;
@@ -712,10 +724,10 @@ public:
             const C* x = staging_.load(at[Role::in], plan.step[Role::in], count);
             C* values = into_out ? reinterpret_cast<C*>(target) : staging_.values();
             std::int64_t* positions = indexed ? positions_.get() : nullptr;
-            job_.kernels.scan_groups(x, values, count,
-                                     GroupWalk<State>{{at[Role::labels], plan.step[Role::labels], groups_},
-                                                      states_.data(), suppliers_.data(), positions, begin},
-                                     job_.exclusive, job_.kernels.identity, job_.kernels.order_key);
+            kernels_.scan_groups(x, values, count,
+                                 GroupWalk<Stepwise>{{at[Role::labels], plan.step[Role::labels], groups_},
+                                                     states_.data(), suppliers_.data(), positions, begin},
+                                 job_.exclusive, job_.kernels.identity, job_.kernels.order_key);
             if (!into_out) {
                 staging_.store(values, target, plan.step[Role::out], count, false);
             }
@@ -731,22 +743,23 @@ private:
     static constexpr std::ptrdiff_t block = Staging<S, C>::block;
 
     const Job<S, C, State>& job_;
+    const StepwiseKernels<C, State, Stepwise>& kernels_;  // scan_groups
     Staging<S, C> staging_;
     GroupTable groups_;
-    std::vector<State> states_;             // by group number
+    std::vector<Stepwise> states_;          // by group number
     std::vector<GroupSupplier> suppliers_;  // by group number, where the job writes indices
     LazyBuffer<std::int64_t> positions_{std::size_t(block)};
 };
 
 // A grouped job: its lines in parallel, each on one thread (its groups' states carry through the whole line), so
 // that no result depends on the thread count.
-template <class S, class C, class State>
-void run_grouped(const Job<S, C, State>& job) {
+template <class S, class C, class State, class Stepwise>
+void run_grouped(const Job<S, C, State>& job, const StepwiseKernels<C, State, Stepwise>& kernels) {
     note_runner("grouped_lines");
     const Plan& plan = job.plan;
     const Dim inner = innermost(plan.others);
     parallel_ranges(plan.lines, threads_for(job), [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-        GroupedLines<S, C, State> lines(job);
+        GroupedLines<S, C, State, Stepwise> lines(job, kernels);
         for_each_run(plan.others, begin, end, [&](const LineOffsets& first, std::ptrdiff_t count) {
             for (std::ptrdiff_t r = 0; r < count; ++r) {
                 lines.scan(operands_at(plan.data, first, r, inner.stride));
@@ -755,19 +768,24 @@ void run_grouped(const Job<S, C, State>& job) {
     });
 }
 
-// Runs a job on the path choose_path picks for its plan, or a grouped one on its own.
+// (Not in run_path: its engine's lambda there would make a run_lines of each Stepwise.)
 template <class S, class C, class State>
-void run_path(const Job<S, C, State>& job) {
+void run_buffered_lines(const Job<S, C, State>& job) {
+    note_runner(job.plan.has(Role::indices) ? "indexed_lines" : "lines_buffered");
+    run_lines(job, false, [&] { return LineBuffers<S, C, State>(job); });
+}
+
+// Runs a job on the path choose_path picks for its plan, or a grouped one on its own.
+template <class S, class C, class State, class Stepwise>
+void run_path(const Job<S, C, State>& job, const StepwiseKernels<C, State, Stepwise>& kernels) {
     if (job.plan.has(Role::labels)) {
-        return run_grouped(job);
+        return run_grouped(job, kernels);
     }
     switch (choose_path(job.plan)) {
         case Path::direct: return run_direct(job);
-        case Path::outer: return run_outer(job, false);
-        case Path::outer_buffered: return run_outer(job, true);
-        case Path::lines_buffered:
-            note_runner(job.plan.has(Role::indices) ? "indexed_lines" : "lines_buffered");
-            return run_lines(job, false, [&] { return LineBuffers<S, C, State>(job); });
+        case Path::outer: return run_outer(job, kernels, false);
+        case Path::outer_buffered: return run_outer(job, kernels, true);
+        case Path::lines_buffered: return run_buffered_lines(job);
     }
 }
 

@@ -21,12 +21,13 @@ namespace simdscan {
 namespace detail {
 namespace SIMDSCAN_TIER {
 
-template <class A, class T, class Op>
-void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
+// Stepwise: the op of the kernels that apply elements one at a time into states kept aside (StepwiseOp).
+template <class A, class T, class Op, class Stepwise = StepwiseOp<Op>>
+void fill_typed(StepwiseKernels<T, typename Op::template state<T>, typename Stepwise::template state<T>>& k) {
     k.scan[0] = &scan_line<A, T, Op, false>;
     k.scan[1] = &scan_line<A, T, Op, true>;
     if constexpr (SIMDSCAN_TIER_LOWEST) {
-        k.scan_groups = &scan_groups<T, Op>;
+        k.scan_groups = &scan_groups<T, Stepwise>;
     } else {
         k.scan_groups = nullptr;
     }
@@ -47,14 +48,14 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     }
     k.rows[0] = &scan_rows<A, T, Op, false>;
     k.rows[1] = &scan_rows<A, T, Op, true>;
-    if constexpr (std::is_same<typename Op::template state<T>, T>::value && Op::admits_every) {
-        k.combine[0] = &combine_rows<A, T, Op, false>;
-        k.combine[1] = &combine_rows<A, T, Op, true>;
+    if constexpr (std::is_same<typename Stepwise::template state<T>, T>::value && Stepwise::admits_every) {
+        k.combine[0] = &combine_rows<A, T, Stepwise, false>;
+        k.combine[1] = &combine_rows<A, T, Stepwise, true>;
     } else {
         k.combine[0] = k.combine[1] = nullptr;
     }
-    k.advance[0] = &advance_rows<A, T, Op, false>;
-    k.advance[1] = &advance_rows<A, T, Op, true>;
+    k.advance[0] = &advance_rows<A, T, Stepwise, false>;
+    k.advance[1] = &advance_rows<A, T, Stepwise, true>;
     k.apply = &apply_op<T, Op>;
     if constexpr (Op::writes_indices) {
         k.scan_indexed = &scan_indexed<A, T, Op>;
@@ -103,6 +104,7 @@ void fill_typed(TypedKernels<T, typename Op::template state<T>>& k) {
     }
     k.streams_lines = streams_lines<A, T, Op>();
     k.neutral = Op::template neutral<T>();
+    k.stepwise_neutral = Stepwise::template neutral<T>();
     k.identity = Op::template identity<T>();
     k.order_key = T();  // each extremum's own: operators.hpp
 }
@@ -124,12 +126,12 @@ struct NaNSkippingCompensatedOps {
 };
 
 // Each type's kernels; those of the types no tier vectorizes in the lowest tier only (take_lowest_tier_kernels).
-template <class A, class Ops, template <class> class StateOf, class... Ts>
-void fill_set(TypedKernelSet<StateOf, Ts...>& set) {
+template <class A, class Ops, template <class> class StateOf, template <class> class StepwiseOf, class... Ts>
+void fill_set(KernelSet<StateOf, StepwiseOf, Ts...>& set) {
     const auto fill = [&](auto type) {
         using T = typename decltype(type)::type;
         if constexpr (SIMDSCAN_TIER_LOWEST || !scalar_only<T>::value) {
-            fill_typed<A, T, typename Ops::template op<T>>(static_cast<TypedKernels<T, StateOf<T>>&>(set));
+            fill_typed<A, T, typename Ops::template op<T>>(set.template get<T>());
         }
     };
     (fill(TypeTag<Ts>{}), ...);

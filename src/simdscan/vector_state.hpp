@@ -171,8 +171,8 @@ Compensated<typename B::value_type> first_lane(const Compensated<B>& x) {
     return {first_lane(x.sum), first_lane(x.error)};
 }
 
-// A carry buffer's states, as TypedKernels::advance lays them out: w states, or for Compensated ones w sums then w
-// errors. V is the state type or its vector.
+// A carry buffer's states, as StepwiseKernels::advance lays them out: w states, or for Compensated ones w sums then w
+// errors, for ShiftedSum ones w shifts, w sums, w errors. V is the state type or its vector.
 template <class V, class State>
 void load_state(V& state, const State* carry, std::ptrdiff_t, std::ptrdiff_t j) {
     if constexpr (std::is_same<V, State>::value) {
@@ -187,6 +187,13 @@ void load_state(Compensated<V>& state, const Compensated<C>* carry, std::ptrdiff
     load_state(state.sum, sums, w, j);
     load_state(state.error, sums + w, w, j);
 }
+template <class V, class C>
+void load_state(ShiftedSum<V>& state, const ShiftedSum<C>* carry, std::ptrdiff_t w, std::ptrdiff_t j) {
+    const C* shifts = reinterpret_cast<const C*>(carry);
+    load_state(state.shift, shifts, w, j);
+    load_state(state.sum, shifts + w, w, j);
+    load_state(state.error, shifts + 2 * w, w, j);
+}
 template <class V, class State>
 void store_state(const V& state, State* carry, std::ptrdiff_t, std::ptrdiff_t j) {
     if constexpr (std::is_same<V, State>::value) {
@@ -200,6 +207,13 @@ void store_state(const Compensated<V>& state, Compensated<C>* carry, std::ptrdif
     C* sums = reinterpret_cast<C*>(carry);
     store_state(state.sum, sums, w, j);
     store_state(state.error, sums + w, w, j);
+}
+template <class V, class C>
+void store_state(const ShiftedSum<V>& state, ShiftedSum<C>* carry, std::ptrdiff_t w, std::ptrdiff_t j) {
+    C* shifts = reinterpret_cast<C*>(carry);
+    store_state(state.shift, shifts, w, j);
+    store_state(state.sum, shifts + w, w, j);
+    store_state(state.error, shifts + 2 * w, w, j);
 }
 
 }  // namespace SIMDSCAN_TIER
