@@ -86,21 +86,27 @@ def parameter_values(case):
     return pairs
 
 
-# A parameter of at most this many values names kinds (functions, dtypes, layouts, flags, directions): the default
-# selection takes each of them; one of more (tables of shapes, chunks, seeds) is taken where those cases fall.
+# A parameter of at most this many values, each a name, a number, a flag, a dtype or a function, names kinds
+# (functions, dtypes, layouts, flags, directions, axes): the default selection takes each of them. Tables of cases
+# (shapes, chunks, tuples of arguments) and longer lists are taken where those cases fall.
 KINDS_AT_MOST = 16
+KIND_TYPES = (str, bool, int, float, type(None), np.dtype, type)
 
 
 def covering_cases(cases):
     """Cases of one parametrized test, chosen greedily until each value of each parameter that names kinds is taken
     at least once: the case taking the most values not yet taken first, the earlier on ties."""
     values = [parameter_values(case) for case in cases]
-    per_parameter = {}
+    counts, tables = {}, set()
+    for case in cases:
+        for name, value in case.callspec.params.items():
+            if not isinstance(value, KIND_TYPES) and not callable(value):
+                tables.add(name)
     for name, *_ in set().union(*values):
-        per_parameter[name] = per_parameter.get(name, 0) + 1
+        counts[name] = counts.get(name, 0) + 1
     # (Every differential seed: their number is that module's own, --differential-cases.)
     untaken = {value for value in set().union(*values)
-               if per_parameter[value[0]] <= KINDS_AT_MOST or value[0] == "seed"}
+               if (counts[value[0]] <= KINDS_AT_MOST and value[0] not in tables) or value[0] == "seed"}
     chosen = [cases[0]]
     untaken -= values[0]
     while untaken:

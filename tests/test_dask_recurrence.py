@@ -343,7 +343,8 @@ def test_growing_a_from_a_tiny_state(dtype):
 
 def test_infinite_carry_past_a_chunk_whose_product_underflows():
     """An infinity carried into a chunk whose product of a's underflows to 0 (0.5**2000) stays infinite, as the
-    NumPy level keeps it (never 0 * inf = NaN): linear_recurrence in every variant, ewm_mean in its four modes."""
+    NumPy level keeps it (never 0 * inf = NaN): linear_recurrence in every variant; ewm_mean in its four modes, which
+    takes the infinities as missing values (pandas' rule), as the NumPy level does."""
     rng = np.random.default_rng(seed_of("dask inf carry"))
     data = rng.normal(size=6000)
     data[100] = np.inf
@@ -357,7 +358,7 @@ def test_infinite_carry_past_a_chunk_whose_product_underflows():
     for adjust, ignore_na in MODES:
         kw = dict(alpha=0.5, adjust=adjust, ignore_na=ignore_na)
         want = simdscan.ewm_mean(data, **kw)
-        assert np.isinf(want[200:5800]).all()
+        assert np.isfinite(want).all()
         check_close(computed(sdask.ewm_mean(x, **kw)), want, 1e-12, f"ewm_mean {kw}")
 
 
