@@ -405,14 +405,14 @@ State scan_span_of(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, 
     }
 }
 
-// A whole float line that rows packed in vectors could hold (at most a vector, its length dividing the lane count):
+// A whole float line that rows packed in vectors could hold (2 elements to a vector, a divisor of the lane count):
 // one vector padded with the neutral element, as scan_packed_rows scans such rows, so that its bits do not depend on
 // which of the two runs it (exact ops give the same bits either way). Returns whether it did.
 template <class A, class T, class Op, bool Reverse, class O, class State>
 bool scan_as_packed_row(const T* in, O* out, std::ptrdiff_t n, ScanState<State>& st, bool exclusive, T order_key) {
     if constexpr (is_vectorized<A, T>() && std::is_floating_point<T>::value && !Op::selects_an_operand) {
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(Op::template vector<T, A>::size);
-        if (!st.at_line_start || n > lanes || lanes % n != 0) {
+        if (!st.at_line_start || n < 2 || n > lanes || lanes % n != 0) {
             return false;
         }
         const std::ptrdiff_t first = Reverse ? lanes - n : 0;  // the line's lanes, where the scan starts
