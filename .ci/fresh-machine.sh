@@ -60,10 +60,10 @@ default_s=$(sed -n 's/^=* .* in \([0-9.]*\)s.*=*$/\1/p' "$log" | tail -n 1)
 echo "default run: ${default_s}s of pytest (limit ${limit_s}s)"
 python -c "import sys; sys.exit($default_s > $limit_s)" || die "the default test run took ${default_s}s, past ${limit_s}s"
 
-# Then every case: the slow tests and the exhaustive parametrizations are off unless asked for (tests/conftest.py);
-# this phase is where CI runs them, on every core that .ci/run allows (PYTEST_XDIST_AUTO_NUM_WORKERS, which
-# `-n auto` reads).
-echo "+ HYPOTHESIS_PROFILE=ci python -m pytest --run-slow --exhaustive --differential-cases=300 -n auto"
-HYPOTHESIS_PROFILE=ci python -m pytest --run-slow --exhaustive --differential-cases=300 -n auto ||
+# Then every case the default run left out: the slow tests and the exhaustive parametrizations are off unless asked
+# for (tests/conftest.py), and the property tests and differential seeds run again, longer; this phase is where CI
+# runs them, on every core that .ci/run allows (PYTEST_XDIST_AUTO_NUM_WORKERS, which `-n auto` reads).
+echo "+ HYPOTHESIS_PROFILE=ci python -m pytest --run-slow --exhaustive --after-default --differential-cases=300 -n auto"
+HYPOTHESIS_PROFILE=ci python -m pytest --run-slow --exhaustive --after-default --differential-cases=300 -n auto ||
   die "the exhaustive test run failed"
 ccache --show-stats | grep -iE 'hits|misses' || true

@@ -11,7 +11,10 @@ PYTEST_ADDOPTS), so that CI runs every one of them.
 By default a parametrized test runs a covering selection of its cases: every value
 of every parameter that names kinds (at most 16 values: functions, dtypes, layouts,
 flags) at least once (the README's test command, a few minutes on two cores);
-``--exhaustive`` runs every case (CI's exhaustive run passes it).
+``--exhaustive`` runs every case (CI's exhaustive run passes it); ``--exhaustive
+--after-default`` every case the default run left out, for a run that follows
+it (CI's does): the slow tests, and the property tests and differential seeds
+again, under the longer Hypothesis profile and seed count such a run gives.
 """
 
 import os
@@ -69,6 +72,9 @@ def pytest_addoption(parser):
     parser.addoption("--exhaustive", action="store_true", default=False,
                      help="run every case of each parametrized test, not a selection that takes every value of "
                           "each parameter naming kinds at least once")
+    parser.addoption("--after-default", action="store_true", default=False,
+                     help="with --exhaustive: leave out the tests the default run has run (property tests and "
+                          "differential seeds excepted), for a run that follows the default one")
     # tests/test_differential.py: how many seeds a family runs (also SIMDSCAN_DIFFERENTIAL_CASES), or one seed only
     parser.addoption("--differential-cases", type=int, default=None, help="seeds 0..N-1 for each differential family")
     parser.addoption("--differential-seed", type=int, default=None, help="only this seed of each differential family")
@@ -116,19 +122,38 @@ def covering_cases(cases):
     return chosen
 
 
+def default_selection(items):
+    """The parametrized cases the default selection runs, and those it leaves out (the tests marked exhaustive)."""
+    by_test = {}
+    for item in items:
+        if hasattr(item, "callspec"):
+            by_test.setdefault((item.path, item.originalname, item.cls), []).append(item)
+    kept = {id(case) for cases in by_test.values() for case in covering_cases(cases)}
+    return [item for item in items if (hasattr(item, "callspec") and id(item) not in kept)
+            or item.get_closest_marker("exhaustive") is not None]
+
+
+def runs_again_after_default(item):
+    """A test that a run after the default one takes again: a slow one (the default run skips them), a property test
+    (the longer profile finds more) or a differential seed (the default run's seeds are fewer, numbered as these)."""
+    return (item.get_closest_marker("slow") is not None or getattr(item.obj, "is_hypothesis_test", False)
+            or (hasattr(item, "callspec") and "seed" in item.callspec.params))
+
+
+def deselect(config, items, left_out):
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        left_out_ids = {id(item) for item in left_out}
+        items[:] = [item for item in items if id(item) not in left_out_ids]
+
+
 def pytest_collection_modifyitems(config, items):
     if not config.getoption("--exhaustive"):
-        by_test = {}
-        for item in items:
-            if hasattr(item, "callspec"):
-                by_test.setdefault((item.path, item.originalname, item.cls), []).append(item)
-        kept = {id(case) for cases in by_test.values() for case in covering_cases(cases)}
-        left_out = [item for item in items if (hasattr(item, "callspec") and id(item) not in kept)
-                    or item.get_closest_marker("exhaustive") is not None]
-        if left_out:
-            config.hook.pytest_deselected(items=left_out)
-            left_out_ids = {id(item) for item in left_out}
-            items[:] = [item for item in items if id(item) not in left_out_ids]
+        deselect(config, items, default_selection(items))
+    elif config.getoption("--after-default"):
+        not_default = {id(item) for item in default_selection(items)}
+        deselect(config, items, [item for item in items
+                                 if id(item) not in not_default and not runs_again_after_default(item)])
     if config.getoption("--run-slow"):
         return
     skip = pytest.mark.skip(reason=SLOW_REASON)
