@@ -89,10 +89,12 @@ def simdscan_call(w: Workload, x: np.ndarray[Any, Any], out: np.ndarray[Any, Any
     if w.op == "ffill":
         return lambda: scan(x, axis=axis, direction=direction, out=out)
     if w.op == "ewm_mean":
-        return lambda: scan(x, alpha=0.01, out=out)
+        return lambda: scan(x, axis, alpha=0.01, out=out)
     if w.op in RECURRENCES:
         a = recurrence_coefficients(w, x.shape)
-        return lambda: scan(a, x, out=out) if w.op == "linear_recurrence" else scan(x, a, reset=reset, out=out)
+        if w.op == "linear_recurrence":
+            return lambda: scan(a, x, axis, out=out)
+        return lambda: scan(x, a, axis, reset=reset, out=out)
     if reset is not None:
         return lambda: scan(x, axis=axis, direction=direction, exclusive=exclusive, out=out, reset=reset)
     if labels is not None:

@@ -141,6 +141,12 @@ WORKLOADS = [
     Workload((10_000_000,), "float64", op="discounted_cumsum", quick_shape=(625_000,), segments=1000,
              note=" gamma=0.99"),
     Workload((10_000_000,), "float64", op="ewm_mean", quick_shape=(625_000,), note=" alpha=0.01"),
+    # Along an outer axis: a DataFrame's columns, and rewards of a batch of environments, time along axis 0 (its
+    # segments: episodes of each column, on average, begun at random rows).
+    Workload((10_000, 1000), "float64", axis=0, op="linear_recurrence", quick_shape=(2500, 250), note=" a=0.99"),
+    Workload((10_000, 1000), "float64", axis=0, op="ewm_mean", quick_shape=(2500, 250), note=" alpha=0.01"),
+    *(Workload(shape, "float32", axis=0, op="discounted_cumsum", segments=shape[0] // 200 + 1, note=" gamma=0.99")
+      for shape in ((128, 4096), (2048, 64))),
 ]
 
 #: the rows NumPy has no scan for: their check is a sequential float64 loop (recurrence_reference)
@@ -193,6 +199,8 @@ def make_reset(w: Workload, shape: tuple[int, ...]) -> Optional[np.ndarray[Any, 
     """A segmented workload's reset= (True where a segment begins), else None."""
     if not w.segments:
         return None
+    if len(shape) > 1:  # each column's episodes begun at random rows
+        return np.asarray(np.random.default_rng(1).random(shape) < (w.segments - 1) / shape[w.axis])
     reset = np.zeros(shape, bool)
     reset[segment_bounds(w, shape[0])[:-1]] = True
     return reset
@@ -206,10 +214,23 @@ def recurrence_coefficients(w: Workload, shape: tuple[int, ...]) -> Any:
 
 
 def recurrence_reference(w: Workload, x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """A recurrence row's result by a sequential float64 loop (pandas' formula for ewm_mean, adjust=True)."""
+    """A recurrence row's result by a sequential float64 loop (pandas' formula for ewm_mean, adjust=True); along an
+    outer axis, a row at a time."""
     a = np.broadcast_to(recurrence_coefficients(w, x.shape), x.shape)
     b = x.astype(np.float64)
     y = np.empty_like(b)
+    if b.ndim > 1:
+        reset = make_reset(w, x.shape)
+        totals = weights = np.zeros(b.shape[1:])
+        for i in range(len(b)) if w.op != "discounted_cumsum" else range(len(b) - 1, -1, -1):
+            if w.op == "ewm_mean":
+                totals, weights = 0.99 * totals + b[i], 0.99 * weights + 1.0
+                y[i] = totals / weights
+                continue
+            if w.op == "discounted_cumsum" and reset is not None and i + 1 < len(b):
+                totals = np.where(reset[i + 1], 0.0, totals)
+            y[i] = totals = a[i] * totals + b[i]
+        return y
     if w.op == "ewm_mean":
         totals = weights = 0.0
         for i, value in enumerate(b.tolist()):
@@ -235,7 +256,7 @@ def scipy_scan_fn(signal: Any, w: Workload, x: np.ndarray[Any, Any],
     returns, which it cannot cut at episodes), its result copied into ``out`` for the check."""
     a = recurrence_coefficients(w, x.shape)
     if w.op == "linear_recurrence" and np.ndim(a) == 0:
-        return lambda: np.copyto(out, signal.lfilter([1.0], [1.0, -a], x))
+        return lambda: np.copyto(out, signal.lfilter([1.0], [1.0, -a], x, axis=w.axis))
     raise TypeError("lfilter has one scalar coefficient and no segments")
 
 
@@ -363,6 +384,11 @@ def pandas_scan_fn(pandas: Any, w: Workload, x: np.ndarray[Any, Any],
     Series.ffill), its result copied into ``out`` for the check (pandas returns a new Series)."""
     if not (w.segments or w.labels or w.op in ("ffill", "ewm_mean")):
         raise TypeError("pandas rows are the segmented and grouped scans, ffill and ewm_mean")
+    if x.ndim > 1:
+        if w.op != "ewm_mean" or w.axis != 0:
+            raise TypeError("pandas' rows of 2-D arrays: ewm_mean along axis 0 (a DataFrame's columns)")
+        frame = pandas.DataFrame(x, copy=False)
+        return lambda: np.copyto(out, frame.ewm(alpha=0.01).mean().to_numpy())
     series = pandas.Series(x, copy=False)
     labels = make_labels(w, x.shape)
     if w.segments:

@@ -163,6 +163,51 @@ def recurrence(a, b, axis=-1, decreasing=False, exclusive=False, initial=None, r
     return from_lines(y, b.shape, axis)
 
 
+def walked(a, b, axis=-1, decreasing=False, exclusive=False, initial=None, reset=None, dtype=None):
+    """The loop's y in the computing dtype itself (a multiply and an add per element, NumPy's rounding), rounded to
+    the result's: the bits of each column that simdscan walks along the rows of columns (``walks_rows``)."""
+    b = np.asarray(b)
+    rdt = result_dtype(a, b, dtype)
+    cdt = compute_dtype(rdt)
+    axis = normalize_axis_index(axis, b.ndim)
+    bw = b.astype(cdt)
+    aw = np.broadcast_to(np.asarray(a).astype(cdt), b.shape)
+    init = np.broadcast_to(np.asarray(0 if initial is None else initial).astype(cdt), line_shape(b.shape, axis))
+    init = np.broadcast_to(np.expand_dims(init, axis), b.shape)
+    flags = np.broadcast_to(np.asarray(False if reset is None else reset).astype(bool), b.shape)
+    a_l, b_l, flags_l = to_lines(aw, axis), to_lines(bw, axis), to_lines(flags, axis)
+    with np.errstate(all="ignore"):
+        y = loop(a_l, b_l, to_lines(init, axis)[:, 0], segment_starts(flags_l, decreasing), decreasing, exclusive)
+    return from_lines(y, b.shape, axis).astype(rdt)
+
+
+def _merge(shape, strides):
+    """Axes as one (size, stride) where they lie evenly in memory (sizes of 1 aside), else None."""
+    size, stride = 1, 0
+    for extent, step in zip(reversed(shape), reversed(strides)):
+        if extent == 1:
+            continue
+        if size == 1:
+            size, stride = extent, step
+        elif step == stride * size:
+            size *= extent
+        else:
+            return None
+    return size, stride
+
+
+def walks_rows(b, axis, dtype):
+    """The README's rule (determinism): linear_recurrence walks b's lines a row of columns at a time where b (as
+    the computing dtype: converted, where it is of another, in the layout NumPy's astype gives) has more than one
+    element after ``axis``, those axes contiguous, and the axes before it lie evenly."""
+    x = np.asarray(b)
+    x = x if x.dtype == compute_dtype(dtype) else x.astype(compute_dtype(dtype))
+    axis = normalize_axis_index(axis, x.ndim)
+    before = _merge(x.shape[:axis], x.strides[:axis])
+    after = _merge(x.shape[axis + 1:], x.strides[axis + 1:])
+    return before is not None and after is not None and after[0] > 1 and after[1] == x.itemsize
+
+
 def lfilter_recurrence(a, b, decreasing=False, initial=None):
     """The same y for a scalar ``a`` and a 2-D ``b`` along its last axis (no reset, inclusive), by
     scipy.signal.lfilter([1], [1, -a], ...) in np.longdouble (np.clongdouble where complex): an independent

@@ -53,6 +53,7 @@ from recurrence_reference import (
     line_shape,
     recurrence,
     result_dtype,
+    walks_rows,
 )
 from reference import check_values, directional, expected, native, prepare
 from segment_reference import as_lines, check_segmented, result_shape
@@ -295,12 +296,13 @@ def into_slots(case, call, args, fresh, name, order):
     return out
 
 
-def consistency(case, call, args, fresh, in_place=None, check=None):
+def consistency(case, call, args, fresh, in_place=None, check=None, walk=None):
     """``call(*args)`` gives ``fresh``'s bits with 1, 2 and 3 threads, into an odd out= and in place (``in_place()``:
     ``(args, out)`` or None); the inputs stay unchanged. With ``check`` (floating sums, products and logcumsumexp of
     the plain scans, whose kernels add in NumPy's order along an outer axis of memory and vector by vector along a
     contiguous one) bits are compared only where the memory order is fresh's, and other orders are given to
-    ``check``."""
+    ``check``. ``walk`` (walks, check) for a recurrence: in place into an array that the core walks otherwise than
+    args[0] (walks differs: the README's rule), the result is given to the check instead."""
     before = snapshot(*args)
     for threads in THREADS:
         simdscan.set_num_threads(threads)
@@ -316,7 +318,9 @@ def consistency(case, call, args, fresh, in_place=None, check=None):
         args2, target = made
         got = call(*args2, out=target)
         values = target[0] if isinstance(target, tuple) else target
-        if check is None or memory_order(values) == memory_order(args[0]) == (order, False):  # the same path
+        if walk is not None and walk[0](values) != walk[0](args[0]):
+            walk[1](got, "in place, another walk")
+        elif check is None or memory_order(values) == memory_order(args[0]) == (order, False):  # the same path
             same_bits(got, fresh, "in place")
         else:
             check(got, "in place, another order")
@@ -1009,13 +1013,17 @@ def test_recurrence(seed):
         fresh = call(al, bl)
         reset = kw.get("reset")
         flags = None if reset is None else np.broadcast_to(np.asarray(reset, np.float64) != 0, b.shape)
-        want = recurrence(a, b, axis, dec, kw.get("exclusive", False), kw.get("initial"), flags)
-        got, want = (with_initial(y, kw.get("initial"), axis, dec) for y in (fresh.astype(rdt), want))
-        if rdt.kind == "c" and not np.isfinite(want).all():  # complex inf - inf: NaN or inf by the order of operations
-            finite = np.isfinite(want)
-            assert np.array_equal(np.isfinite(got), finite), "result: non-finite elsewhere than the loop's"
-            got, want = np.where(finite, got, 0).astype(rdt), np.where(finite, want, 0)
-        check_close(got, want, rdt, axis, dec, "running" if growth else "line", "result")
+        loop = recurrence(a, b, axis, dec, kw.get("exclusive", False), kw.get("initial"), flags)
+
+        def check(y, where):
+            got, want = (with_initial(v, kw.get("initial"), axis, dec) for v in (y.astype(rdt), loop))
+            if rdt.kind == "c" and not np.isfinite(want).all():  # complex inf - inf: NaN or inf by the operations' order
+                finite = np.isfinite(want)
+                assert np.array_equal(np.isfinite(got), finite), f"{where}: non-finite elsewhere than the loop's"
+                got, want = np.where(finite, got, 0).astype(rdt), np.where(finite, want, 0)
+            check_close(got, want, rdt, axis, dec, "running" if growth else "line", where)
+
+        check(fresh, "result")
         if isinstance(a, float) and reset is None and not kw.get("exclusive") and b.ndim == 1 and n and \
                 np.isfinite(b).all():  # lfilter meets inf - inf in its own order
             cdt = compute_dtype(rdt)  # scipy's filter of the values simdscan reads: the same y within the bound
@@ -1030,11 +1038,13 @@ def test_recurrence(seed):
             target = lay_out(case, b, "in_place_layout", writable=True)
             return (al, target), target, ({"initial": target[at]} if view_init and n else {})
 
-        consistency_recurrence(case, call, (al, bl), fresh, in_place, view_init and n, at, kw)
+        consistency_recurrence(case, call, (al, bl), fresh, in_place, view_init and n, at, kw,
+                               (lambda x: walks_rows(x, axis, rdt), check))
 
 
-def consistency_recurrence(case, call, args, fresh, in_place, view_init, at, kw):
-    """``consistency`` for a recurrence, whose initial may also be a view of the out= it writes (at ``at``)."""
+def consistency_recurrence(case, call, args, fresh, in_place, view_init, at, kw, walk):
+    """``consistency`` for a recurrence, whose initial may also be a view of the out= it writes (at ``at``); ``walk``:
+    (walks, check), b's walk (the README's rule) and the check of a result that another walk gives."""
     consistency(case, call, args, fresh)
     if view_init:  # out= at an odd place, holding initial's values where initial views it
         slot = OutSlot(case, fresh.shape, fresh.dtype, "out_holding_initial")
@@ -1043,7 +1053,12 @@ def consistency_recurrence(case, call, args, fresh, in_place, view_init, at, kw)
     made = in_place()
     if made is not None:
         args2, target, extra = made
-        same_bits(call(*args2, out=target, **extra), fresh, "in place" + (", initial a view of out" if extra else ""))
+        where = "in place" + (", initial a view of out" if extra else "")
+        walks, check = walk
+        if walks(target) == walks(args[1]):
+            same_bits(call(*args2, out=target, **extra), fresh, where)
+        else:
+            check(call(*args2, out=target, **extra), where + ", another walk")
 
 
 # --------------------------------------------------------------------------
@@ -1084,7 +1099,10 @@ def test_ewm(seed):
         simdscan.set_num_threads(int(case.rng.choice(THREADS)))
         fresh = call(a)
         check_ewm(fresh, np.asarray(a), axis, "result", relative, **params)
-        consistency(case, call, (a,), fresh, scan_in_place(case, "ewm", a, {}, fresh))
+        consistency(case, call, (a,), fresh, scan_in_place(case, "ewm", a, {}, fresh),
+                    walk=(lambda y: walks_rows(y, axis, fresh.dtype),
+                          lambda got, where: check_ewm(np.asarray(got, native(got.dtype)), np.asarray(a), axis, where,
+                                                       relative, **params)))
 
 
 # --------------------------------------------------------------------------

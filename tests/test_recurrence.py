@@ -36,6 +36,8 @@ from recurrence_reference import (
     result_dtype,
     segment_starts,
     terms,
+    walked,
+    walks_rows,
 )
 from reference import LAYOUTS, SUPPORTED_DTYPES, apply_layout, assert_unchanged, check_scan, snapshot
 
@@ -802,8 +804,9 @@ def test_dtype_argument(a_dtype, b_dtype, dtype):
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_layouts(layout, dtype):
     """b, a, initial and reset in any layout (strided, transposed, reversed, broadcast, byte-swapped, read-only),
-    along every axis of a 2-D array and the middle one of a 3-D array: the same bits as of C-contiguous copies, which
-    are within the contract of the loop; the inputs untouched."""
+    along every axis of a 2-D array and the middle one of a 3-D array: the bits the README's rule gives (of the loop
+    in the dtype where b's rows are walked, else of contiguous lines), within the contract of the loop; the inputs
+    untouched."""
     rng = np.random.default_rng(seed_of("layouts", layout, dtype))
     rdt = result_dtype(np.zeros(1, dtype), np.zeros(1, dtype))
     for shape, axes in (((9, 41), (0, 1, -1)), ((4, 30, 5), (1,))):
@@ -820,9 +823,14 @@ def test_layouts(layout, dtype):
                 reset = r if (k + v) % 2 else None
                 where = f"{layout} {dtype} {shape} axis={axis} {variant_name(decreasing, exclusive)}"
                 got = lr(a, b, axis, decreasing, exclusive, initial=initial, reset=reset)
-                want = lr(a0, b0, axis, decreasing, exclusive, reset=None if reset is None else np.array(reset),
+                # The copies' own layout where b's lines are walked as C-contiguous rows are, else a Fortran one's.
+                copied = np.array if walks_rows(b, axis, rdt) or not walks_rows(b0, axis, rdt) else np.asfortranarray
+                want = lr(copied(a0), copied(b0), axis, decreasing, exclusive,
+                          reset=None if reset is None else np.array(reset),
                           initial=None if initial is None else np.array(initial))
                 assert_same_bits(got, want, where)
+                if walks_rows(b, axis, rdt) and rdt.kind == "f":
+                    assert_same_bits(got, walked(a0, b0, axis, decreasing, exclusive, initial, reset), where)
                 check_recurrence(got, a0, b0, axis, decreasing, exclusive, initial, reset, where=where)
         for x, snap, what in snaps:
             assert_unchanged(x, snap, what)

@@ -335,69 +335,91 @@ py::object cumulative(CumulativeOperator op, py::handle a, py::handle axis, py::
     return std::move(result);
 }
 
-// The linear recurrence of prepared operands (_recurrence.py): b and out C-contiguous (lines, n) arrays of one
-// floating or complex native dtype, a the same or None with a_value one value of it, initial (lines,), reset None or
-// a C-contiguous (lines, n) bool array.
+// The linear recurrence of prepared operands (_recurrence.py): b and out (lines, n, columns) views of one floating or
+// complex native dtype, a the same or None with a_value one value of it, initial a (lines, columns) view, reset None
+// or a (lines, n, columns) bool view; any strides, laid out as the core takes them (scan.hpp).
 void linear_recurrence(py::handle a, py::handle a_value, py::handle b, py::handle initial, py::handle reset,
                        py::handle out, bool reverse, bool exclusive) {
     const auto values = py::reinterpret_borrow<py::array>(b);
     auto result = py::reinterpret_borrow<py::array>(out);
-    const auto states = py::reinterpret_borrow<py::array>(initial);
-    const auto laid_out = [&](py::handle operand, py::ssize_t size, const py::dtype& dtype) {
+    const auto shaped = [&](py::handle operand, const std::vector<py::ssize_t>& shape, const py::dtype& dtype) {
         const auto array = py::reinterpret_borrow<py::array>(operand);
-        return py::isinstance<py::array>(operand) && array.dtype().equal(dtype) && array.size() == size &&
-               (array.flags() & py::array::c_style) != 0;
+        return py::isinstance<py::array>(operand) && array.dtype().equal(dtype) &&
+               std::vector<py::ssize_t>(array.shape(), array.shape() + array.ndim()) == shape;
     };
-    const py::ssize_t n = values.ndim() == 2 ? values.shape(1) : -1;
-    const py::ssize_t size = values.size();
-    if (n < 0 || !laid_out(b, size, values.dtype()) || !laid_out(out, size, values.dtype()) || !result.writeable() ||
-        !laid_out(initial, values.shape(0), values.dtype()) || (!a.is_none() && !laid_out(a, size, values.dtype())) ||
-        (!reset.is_none() && !laid_out(reset, size, py::dtype::of<bool>()))) {
-        throw py::value_error("linear_recurrence takes C-contiguous operands of one dtype, laid out as (lines, n)");
+    if (values.ndim() != 3) {
+        throw py::value_error("linear_recurrence takes (lines, n, columns) operands of one dtype");
     }
+    const std::vector<py::ssize_t> shape(values.shape(), values.shape() + 3);
+    if (!shaped(out, shape, values.dtype()) || !result.writeable() ||
+        !shaped(initial, {shape[0], shape[2]}, values.dtype()) ||
+        (!a.is_none() && !shaped(a, shape, values.dtype())) ||
+        (!reset.is_none() && !shaped(reset, shape, py::dtype::of<bool>()))) {
+        throw py::value_error("linear_recurrence takes (lines, n, columns) operands of one dtype");
+    }
+    const auto strides = [](py::handle operand) {
+        const auto array = py::reinterpret_borrow<py::array>(operand);
+        const bool lines = array.ndim() == 2;  // initial: (lines, columns)
+        return simdscan::RecurrenceStrides{array.strides(0), lines ? 0 : array.strides(1),
+                                           array.strides(lines ? 1 : 2)};
+    };
     simdscan::LinearRecurrenceDesc desc;
     desc.data_type = data_type_of(values.dtype());
-    desc.lines = values.shape(0);
-    desc.n = n;
+    desc.lines = shape[0];
+    desc.n = shape[1];
+    desc.columns = shape[2];
     const auto a_scalar = py::array(values.dtype(), std::vector<py::ssize_t>{}, nullptr);
     if (a.is_none()) {
         a_scalar.attr("__setitem__")(py::tuple(), a_value);
         desc.a_value = a_scalar.data();
     } else {
         desc.a = py::reinterpret_borrow<py::array>(a).data();
+        desc.a_strides = strides(a);
     }
     desc.b = values.data();
-    desc.initial = states.data();
-    desc.reset = reset.is_none() ? nullptr : py::reinterpret_borrow<py::array>(reset).data();
+    desc.b_strides = strides(b);
+    desc.initial = py::reinterpret_borrow<py::array>(initial).data();
+    desc.initial_strides = strides(initial);
+    if (!reset.is_none()) {
+        desc.reset = py::reinterpret_borrow<py::array>(reset).data();
+        desc.reset_strides = strides(reset);
+    }
     desc.out = result.mutable_data();
+    desc.out_strides = strides(out);
     desc.direction = reverse ? simdscan::AxisDirection::decreasing : simdscan::AxisDirection::increasing;
     desc.exclusive = exclusive;
     py::gil_scoped_release release;
-    simdscan::linear_recurrence(desc);
+    simdscan::linear_recurrence(desc);  // (std::invalid_argument, for a layout it does not run, is ValueError)
 }
 
-// pandas' adjust=True exponentially weighted mean of prepared operands (_recurrence.py): x and out C-contiguous
-// (lines, n) arrays of float32 or float64.
-void weighted_mean(py::handle x, py::handle out, double decay, bool ignore_na) {
+// pandas' exponentially weighted mean of prepared operands (_recurrence.py): x and out (lines, n, columns)
+// views of float32 or float64, laid out as the core takes them (scan.hpp).
+void weighted_mean(py::handle x, py::handle out, double decay, double alpha, bool adjust, bool ignore_na) {
     const auto values = py::reinterpret_borrow<py::array>(x);
     auto result = py::reinterpret_borrow<py::array>(out);
-    const auto laid_out = [&](const py::array& array) {
-        return array.ndim() == 2 && array.dtype().equal(values.dtype()) && (array.flags() & py::array::c_style) != 0;
-    };
-    if (!py::isinstance<py::array>(x) || !py::isinstance<py::array>(out) || !laid_out(values) || !laid_out(result) ||
-        values.size() != result.size() || !result.writeable()) {
-        throw py::value_error("weighted_mean takes C-contiguous (lines, n) operands of one dtype");
+    if (!py::isinstance<py::array>(x) || !py::isinstance<py::array>(out) || values.ndim() != 3 ||
+        result.ndim() != 3 || !result.dtype().equal(values.dtype()) || !result.writeable() ||
+        !std::equal(values.shape(), values.shape() + 3, result.shape())) {
+        throw py::value_error("weighted_mean takes (lines, n, columns) operands of one dtype");
     }
+    const auto strides = [](const py::array& array) {
+        return simdscan::RecurrenceStrides{array.strides(0), array.strides(1), array.strides(2)};
+    };
     simdscan::WeightedMeanDesc desc;
     desc.data_type = data_type_of(values.dtype());
     desc.lines = values.shape(0);
     desc.n = values.shape(1);
+    desc.columns = values.shape(2);
     desc.x = values.data();
+    desc.x_strides = strides(values);
     desc.out = result.mutable_data();
+    desc.out_strides = strides(result);
     desc.decay = decay;
+    desc.alpha = alpha;
+    desc.adjust = adjust;
     desc.ignore_na = ignore_na;
     py::gil_scoped_release release;
-    simdscan::exponentially_weighted_mean(desc);
+    simdscan::exponentially_weighted_mean(desc);  // (std::invalid_argument, for a layout it does not run, is ValueError)
 }
 
 void initialise(const py::object& direction_type) {
@@ -640,12 +662,14 @@ PYBIND11_MODULE(_core, m) {
     m.def("linear_recurrence", &linear_recurrence, py::arg("a"), py::arg("a_value"), py::arg("b"), py::arg("initial"),
           py::arg("reset"), py::arg("out"), py::arg("reverse"), py::arg("exclusive"),
           "linear_recurrence(a, a_value, b, initial, reset, out, reverse, exclusive): out = the recurrence "
-          "y = a * y + b along each row of C-contiguous (lines, n) arrays of one floating or complex dtype (a None: "
-          "a_value everywhere), from initial's state per line and again where reset (None or bool) begins a "
-          "segment; for simdscan.linear_recurrence.");
-    m.def("weighted_mean", &weighted_mean, py::arg("x"), py::arg("out"), py::arg("decay"), py::arg("ignore_na"),
-          "weighted_mean(x, out, decay, ignore_na): pandas' exponentially weighted mean (adjust=True) along each row "
-          "of C-contiguous (lines, n) float32 or float64 arrays; for simdscan.ewm_mean.");
+          "y = a * y + b along axis 1 of (lines, n, columns) views of one floating or complex dtype (a None: "
+          "a_value everywhere), each line contiguous or each row of columns, from initial's (lines, columns) state "
+          "and again where reset (None or bool) begins a segment; for simdscan.linear_recurrence.");
+    m.def("weighted_mean", &weighted_mean, py::arg("x"), py::arg("out"), py::arg("decay"), py::arg("alpha"),
+          py::arg("adjust"), py::arg("ignore_na"),
+          "weighted_mean(x, out, decay, alpha, adjust, ignore_na): pandas' exponentially weighted mean along axis 1 "
+          "of (lines, n, columns) float32 or float64 views, each line contiguous or each row of columns; for "
+          "simdscan.ewm_mean.");
     m.def("isa", &simdscan::active_isa, "The active ISA tier.");
     m.def("_last_path", &simdscan::last_path, "Which runner this thread's last scan took (for the tests).");
     m.def("supported_isas", &simdscan::supported_isas, "ISA tiers this CPU supports, lowest first.");

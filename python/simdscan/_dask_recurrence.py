@@ -29,7 +29,7 @@ import simdscan
 
 from ._axes import is_decreasing, normalize_axis
 from ._dask_scan import _head, _reset_operand, _segments, _starts, _without_empty_chunks
-from ._recurrence import _alpha, _broadcast, _is_weak, _result_dtype, ewm_dtypes, ewm_terms
+from ._recurrence import _alpha, _broadcast, _is_weak, _result_dtype, ewm_dtypes
 from ._runtime import Direction, off_in_dask_workers
 
 
@@ -303,6 +303,30 @@ def discounted_cumsum(x: Any, gamma: Any, axis: int = -1, *, reset: Any = None) 
 
 def _unseen_as_nan(means: np.ndarray, unseen: np.ndarray) -> np.ndarray:
     return np.where(unseen, means.dtype.type(np.nan), means)
+
+
+def ewm_terms(values: Any, along: int, smoothing: float, adjust: bool, ignore_na: bool, positions: Any,
+              running_max: Callable[..., Any]) -> tuple[Any, ...]:
+    """The recurrences of :func:`ewm_mean`, from ``values`` (in the compute dtype), which Dask composes across
+    chunks (the NumPy level runs them in the core's kernels). ``positions``: each element's index along ``along``,
+    broadcast to ``values``; ``running_max(x, axis, exclusive=False)``: cummax.
+
+    adjust=True: (aging, observed, seen), the means ``recurrence(aging, observed) / recurrence(aging, seen)``, the
+    weighted totals of the values and of their weights. adjust=False: (coefficient, term, unseen), the means
+    ``recurrence(coefficient, term)``, NaN where ``unseen`` (no value yet in the line)."""
+    compute = values.dtype
+    seen = np.isfinite(values)  # pandas takes +-inf for missing, as NaN
+    observed = np.where(seen, values, compute.type(0))
+    decay = compute.type(1.0 - smoothing)
+    if adjust:
+        aging: Any = np.where(seen, decay, compute.type(1)) if ignore_na else decay
+        return aging, observed, seen.astype(compute)
+    last = running_max(np.where(seen, positions, -1), along, exclusive=True)
+    steps: Any = 1 if ignore_na else np.where(last < 0, 1, positions - last)
+    kept = np.float64(decay) ** steps
+    carried = np.where(last < 0, 0.0, kept / (kept + smoothing)).astype(compute)
+    coefficient = np.where(seen, carried, compute.type(1))
+    return coefficient, np.where(seen, (1 - carried) * observed, compute.type(0)), (last < 0) & ~seen
 
 
 def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optional[float] = None,

@@ -4,14 +4,13 @@ recurrence kernels (pairs (a, b) composed a vector at a time)."""
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Optional, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 
 from . import _core
 from ._array_types import takes_array_types, takes_array_types_as
 from ._axes import is_decreasing, normalize_axis
-from ._extrema import cummax
 from ._fill import check_out
 from ._runtime import Direction
 from ._segments import reset_flags
@@ -45,24 +44,94 @@ def _result_dtype(operands: list[Any], dtype: Any) -> np.dtype:
     return promoted
 
 
-def _lines_of(out: Optional[np.ndarray], along: int, compute: np.dtype) -> Optional[np.ndarray]:
-    """``out`` as (lines, n) rows along ``along`` that the core writes itself, where it is laid out so (C-contiguous
-    once the axis is moved last, native, of the compute dtype), else None."""
-    if out is None:
-        return None
-    moved = np.moveaxis(out, along, -1)
-    if moved.dtype != compute or not moved.flags.c_contiguous or moved.size == 0:
-        return None
-    return moved.reshape(-1, moved.shape[-1])
+def _merged(shape: tuple[int, ...], strides: tuple[int, ...]) -> Optional[tuple[int, int]]:
+    """Axes of ``shape`` and byte ``strides`` as one (size, stride), where they lie evenly in memory, else None."""
+    size, stride = 1, 0
+    for extent, step in zip(reversed(shape), reversed(strides)):
+        if extent == 1:
+            continue
+        if size == 1:
+            size, stride = extent, step
+        elif step == stride * size:
+            size *= extent
+        else:
+            return None
+    return size, stride
 
 
-def _apart(lines: np.ndarray, target: Optional[np.ndarray]) -> np.ndarray:
-    """An operand's lines, copied where they overlap the output's other than as the very same view (in place, each
-    element is read before its output is written)."""
-    if target is None or not np.may_share_memory(lines, target):
-        return lines
-    same = lines.__array_interface__["data"] == target.__array_interface__["data"] and lines.strides == target.strides
-    return lines if same else lines.copy()
+def _three_axes(x: np.ndarray, along: int) -> Optional[np.ndarray]:
+    """``x`` viewed as (lines, n, columns), the core's layout: its axes before ``along`` merged into lines and those
+    after it into columns, where each side merges; else None."""
+    lines = _merged(x.shape[:along], x.strides[:along])
+    columns = _merged(x.shape[along + 1:], x.strides[along + 1:])
+    if lines is None or columns is None:
+        return None
+    axes = (lines, (x.shape[along], x.strides[along]), columns)
+    # (An axis of one element takes the stride of one: any other would tell the core of a layout it does not run.)
+    return np.lib.stride_tricks.as_strided(x, tuple(size for size, _ in axes),
+                                           tuple(stride if size > 1 else x.itemsize for size, stride in axes),
+                                           writeable=x.flags.writeable)
+
+
+# The two layouts the core runs (scan.hpp's LinearRecurrenceDesc): every line contiguous, or every row of columns
+# (axis 2 of the (lines, n, columns) view; a, initial and reset may also repeat one value along it).
+_LINES, _ROWS = 1, 2
+
+
+def _fits(view: Optional[np.ndarray], layout: int, broadcast: bool = False) -> bool:
+    if view is None:
+        return False
+    stride = view.strides[layout]
+    return stride == view.itemsize or (broadcast and layout == _ROWS and stride == 0)
+
+
+def _laid_out(x: np.ndarray, along: int, layout: int, dtype: np.dtype) -> np.ndarray:
+    """A copy of ``x`` in ``dtype`` that ``layout`` runs on."""
+    if layout == _ROWS:
+        return np.array(x, dtype=dtype, order="C")
+    return np.moveaxis(np.array(np.moveaxis(x, along, -1), dtype=dtype, order="C"), -1, along)
+
+
+def _operand(x: np.ndarray, along: int, layout: int, dtype: np.dtype, target: np.ndarray,
+             broadcast: bool = False) -> np.ndarray:
+    """An operand of full shape as a (lines, n, columns) view that ``layout`` runs on, converted or copied only where
+    it must be: of another dtype, laid out otherwise, or over the output other than as the very same view (in place,
+    each element is read before its output is written)."""
+    view = _three_axes(x, along) if x.dtype == dtype else None
+    if view is not None and np.may_share_memory(view, target):
+        same = (view.__array_interface__["data"] == target.__array_interface__["data"]
+                and view.strides == target.strides)
+        view = view if same else None
+    if not _fits(view, layout, broadcast):
+        view = _three_axes(_laid_out(x, along, layout, dtype), along)
+    assert view is not None
+    return view
+
+
+def _placed(values: np.ndarray, along: int, out: Optional[np.ndarray]) -> tuple[int, np.ndarray, bool]:
+    """The layout the core runs ``values`` (of the computing dtype) in: each row of columns where its rows are
+    contiguous (time along axis 0 of a (T, N) batch), else each line contiguous; the array it writes (``out`` where
+    laid out so, else a new one) and whether that is ``out``."""
+    view = _three_axes(values, along)
+    layout = _ROWS if view is not None and view.shape[2] > 1 and _fits(view, _ROWS) else _LINES
+    direct = out is not None and out.dtype == values.dtype and _fits(_three_axes(out, along), layout)
+    if direct:
+        return layout, out, True  # type: ignore[return-value]
+    if layout == _ROWS:
+        return layout, np.empty(values.shape, values.dtype), False
+    moved = values.shape[:along] + values.shape[along + 1:] + (values.shape[along],)
+    return layout, np.moveaxis(np.empty(moved, values.dtype), -1, along), False
+
+
+def _delivered(result: np.ndarray, direct: bool, out: Optional[np.ndarray], result_dtype: np.dtype) -> np.ndarray:
+    """The core's result as the caller asked for it: ``out`` (written already where ``direct``), or in
+    ``result_dtype``."""
+    if direct:
+        return result
+    if out is not None:
+        np.copyto(out, result, casting="unsafe")
+        return out
+    return result if result.dtype == result_dtype else result.astype(result_dtype)
 
 
 def _broadcast(value: Any, shape: tuple[int, ...], name: str, target: str) -> np.ndarray:
@@ -148,37 +217,29 @@ def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Union[Direct
     line_shape = shape[:along] + shape[along + 1:]
     scalar_a = np.ndim(a_given) == 0
     coefficients = None if scalar_a else _broadcast(a_given, shape, "a", "b's shape")
-    states = _broadcast(initial_given, line_shape, "initial", "the line shape")
+    _broadcast(initial_given, line_shape, "initial", "the line shape")
     flags = reset_flags(reset, shape, along)
     if out is not None:
         check_out(out, shape, result_dtype)
     if values.size == 0:
         return np.empty(shape, result_dtype) if out is None else out
 
-    n = shape[along]
-    b_lines = np.ascontiguousarray(np.moveaxis(values, along, -1), dtype=compute).reshape(-1, n)
-    a_lines = None if coefficients is None else (
-        np.ascontiguousarray(np.moveaxis(coefficients, along, -1), dtype=compute).reshape(-1, n))
-    a_value = None if a_lines is not None else compute.type(a_given)
-    initial_lines = np.ascontiguousarray(states, dtype=compute).reshape(-1)
-    reset_lines = None if flags is None else np.ascontiguousarray(np.moveaxis(flags, along, -1)).reshape(-1, n)
-
-    target = _lines_of(out, along, compute)
-    b_lines = _apart(b_lines, target)
-    a_lines = None if a_lines is None else _apart(a_lines, target)
-    if target is not None and np.may_share_memory(initial_lines, target):
-        initial_lines = initial_lines.copy()  # read again at every chunk and segment, after out's writes began
-    direct = target is not None
-    target = target if target is not None else np.empty(b_lines.shape, compute)
-    _core.linear_recurrence(a_lines, a_value, b_lines, initial_lines, reset_lines, target, reverse, bool(exclusive))
-    if direct:
-        return out  # type: ignore[return-value]
-    moved_shape = line_shape + (n,)
-    result = np.moveaxis(target.reshape(moved_shape), -1, along)
-    if out is not None:
-        np.copyto(out, result, casting="unsafe")
-        return out
-    return np.ascontiguousarray(result, dtype=result_dtype)
+    values = values if values.dtype == compute else values.astype(compute)
+    layout, result, direct = _placed(values, along, out)
+    target = _three_axes(result, along)
+    assert target is not None
+    b_view = _operand(values, along, layout, compute, target)
+    # (a and initial converted before they are broadcast: a scalar or a line's values are never expanded.)
+    a_view = None if coefficients is None else _operand(
+        np.broadcast_to(np.asarray(a_given, dtype=compute), shape), along, layout, compute, target, True)
+    reset_view = None if flags is None else _operand(np.broadcast_to(flags, shape), along, layout,
+                                                     np.dtype(bool), target, True)
+    # initial as lines of one element: copied where it overlaps out, as it is read again at every segment.
+    initial_view = _operand(np.broadcast_to(np.asarray(initial_given, dtype=compute), line_shape)[
+        (slice(None),) * along + (np.newaxis,)], along, layout, compute, target, True)[:, 0, :]
+    _core.linear_recurrence(a_view, None if a_view is not None else compute.type(a_given), b_view, initial_view,
+                            reset_view, target, reverse, bool(exclusive))
+    return _delivered(result, direct, out, result_dtype)
 
 
 @takes_array_types
@@ -242,36 +303,12 @@ def ewm_dtypes(dtype: np.dtype) -> tuple[np.dtype, np.dtype]:
     return result, np.dtype(np.float32) if result == np.float16 else result
 
 
-def ewm_terms(values: Any, along: int, smoothing: float, adjust: bool, ignore_na: bool, positions: Any,
-              running_max: Callable[..., Any]) -> tuple[Any, ...]:
-    """The recurrences of :func:`ewm_mean`, from ``values`` (in the compute dtype), for NumPy and Dask arrays alike
-    (``positions``: each element's index along ``along``, broadcast to ``values``; ``running_max(x, axis,
-    exclusive=False)``: cummax).
-
-    adjust=True: (aging, observed, seen), the means ``recurrence(aging, observed) / recurrence(aging, seen)``, the
-    weighted totals of the values and of their weights. adjust=False: (coefficient, term, unseen), the means
-    ``recurrence(coefficient, term)``, NaN where ``unseen`` (no value yet in the line)."""
-    compute = values.dtype
-    seen = np.isfinite(values)  # pandas takes +-inf for missing, as NaN
-    observed = np.where(seen, values, compute.type(0))
-    decay = compute.type(1.0 - smoothing)
-    if adjust:
-        aging: Any = np.where(seen, decay, compute.type(1)) if ignore_na else decay
-        return aging, observed, seen.astype(compute)
-    last = running_max(np.where(seen, positions, -1), along, exclusive=True)
-    steps: Any = 1 if ignore_na else np.where(last < 0, 1, positions - last)
-    kept = np.float64(decay) ** steps
-    carried = np.where(last < 0, 0.0, kept / (kept + smoothing)).astype(compute)
-    coefficient = np.where(seen, carried, compute.type(1))
-    return coefficient, np.where(seen, (1 - carried) * observed, compute.type(0)), (last < 0) & ~seen
-
-
 @takes_array_types
 def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optional[float] = None,
              halflife: Optional[float] = None, alpha: Optional[float] = None, adjust: bool = True,
              ignore_na: bool = False, out: Optional[np.ndarray] = None) -> np.ndarray:
     """Exponentially weighted mean along an axis: pandas' ``Series.ewm(...).mean()`` (``min_periods=0``) on every
-    line, as linear recurrences.
+    line, in one pass.
 
     Parameters
     ----------
@@ -321,26 +358,12 @@ def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optio
         check_out(out, data.shape, result_dtype)
     if data.size == 0:
         return np.empty(data.shape, result_dtype) if out is None else out
-    decay = compute.type(1.0 - smoothing)
-    if adjust:
-        # One pass: the weighted sums of the values and of their weights, and their quotient (the core's kernel).
-        n = data.shape[along]
-        target = _lines_of(out, along, compute)
-        lines = _apart(np.ascontiguousarray(np.moveaxis(data, along, -1), dtype=compute).reshape(-1, n), target)
-        quotients = target if target is not None else np.empty(lines.shape, compute)
-        _core.weighted_mean(lines, quotients, float(decay), bool(ignore_na))
-        if target is not None:
-            return out  # type: ignore[return-value]
-        means = np.moveaxis(quotients.reshape(np.moveaxis(data, along, -1).shape), -1, along)
-    else:
-        values = data.astype(compute, copy=False)
-        shape = [1] * values.ndim
-        shape[along] = values.shape[along]
-        coefficient, term, unseen = ewm_terms(values, along, smoothing, False, ignore_na,
-                                              np.arange(values.shape[along]).reshape(shape), cummax)
-        means = linear_recurrence(coefficient, term, along)
-        means[np.broadcast_to(unseen, means.shape)] = np.nan
-    if out is None:
-        return np.ascontiguousarray(means, dtype=result_dtype)
-    np.copyto(out, means, casting="unsafe")
-    return out
+    # One pass: with adjust, the weighted sums of the values and of their weights and their quotient; without it,
+    # pandas' recursion (the core's kernels).
+    values = data if data.dtype == compute else data.astype(compute)
+    layout, result, direct = _placed(values, along, out)
+    target = _three_axes(result, along)
+    assert target is not None
+    _core.weighted_mean(_operand(values, along, layout, compute, target), target, float(compute.type(1.0 - smoothing)),
+                        float(compute.type(smoothing)), bool(adjust), bool(ignore_na))
+    return _delivered(result, direct, out, result_dtype)

@@ -329,6 +329,32 @@ template <class T>
 void recur_elements(const RecurrenceSpan<T>& span, std::ptrdiff_t from, std::ptrdiff_t n, RecurrenceChains<T>& at,
                     RecurrenceModes modes, bool reverse);
 
+// The rows of an outer-axis linear recurrence (recurrence.cpp's rows path): `rows` rows of w columns side by side,
+// each column a recurrence of its own, walked from the first given row by the signed byte steps; within a row the
+// columns of b, out, states and initial are contiguous, and a's (or one a for every column; none where a is null:
+// a_value everywhere).
+template <class T>
+struct RecurrenceRows {
+    const T* a;
+    std::ptrdiff_t a_step;
+    bool a_every_column;  // a row's one a for every column
+    T a_value;
+    const T* b;
+    std::ptrdiff_t b_step;
+    T* out;  // may be b
+    std::ptrdiff_t out_step;
+    // Where a column's segment begins again from initial: walked row r >= 1 reads its w flags (or one, the row's for
+    // every column, where starts_every_column) at starts + (r - 1) * starts_step; none where null. (Row 0 starts
+    // from the given states.)
+    const std::uint8_t* starts;
+    std::ptrdiff_t starts_step;
+    bool starts_every_column;
+    const T* initial;  // w states a segment begins from
+    T* states;         // w states: before the first row on entry, after the last on return
+    std::ptrdiff_t rows;
+    std::ptrdiff_t w;
+};
+
 // The running state of an exponentially weighted mean (RecurrenceKernels::weighted_mean): the weighted sums of the
 // values and of their weights, or, while the weights' sum is below few_weights (before the line's first value, or
 // after a long run of NaN that aged both sums towards the subnormal range, where their quotient loses its digits),
@@ -342,12 +368,48 @@ struct WeightedMeanState {
     T mean = std::numeric_limits<T>::quiet_NaN();
 };
 
+// The running state of pandas' adjust=False mean (RecurrenceKernels::recursive_mean): the mean so far (NaN before the
+// line's first value), and the weight it keeps against the next value, (1 - alpha) to the power of the steps since
+// the last value (the values' steps only, where ignore_na).
+template <class T>
+struct RecursiveMeanState {
+    T mean = std::numeric_limits<T>::quiet_NaN();
+    T kept = T(1);
+    bool seen = false;
+};
+
+// The rows of exponentially weighted means along an outer axis (RecurrenceKernels::weighted_mean_rows and
+// recursive_mean_rows): `rows` rows of w columns side by side, each column a mean of its own, walked from the first
+// given row by the signed byte steps; x's and out's columns contiguous. Each column's state kept in the w-element
+// arrays: a WeightedMeanState (few: 0 or 1), or a RecursiveMeanState (its mean in means, kept in weights, few: 1
+// before its first value; totals unused).
+template <class T>
+struct WeightedMeanRows {
+    const T* x;
+    std::ptrdiff_t x_step;
+    T* out;  // may be x
+    std::ptrdiff_t out_step;
+    T* totals;
+    T* weights;
+    T* means;
+    std::uint8_t* few;
+    std::ptrdiff_t rows;
+    std::ptrdiff_t w;
+};
+
 // weighted_mean element by element from `from` (count of them): as pandas updates its mean where the weights are
 // few (the mean moved towards each value by its share of the weights), else the two sums. Compiled with the core
 // (recurrence.cpp), for float and double.
 template <class T>
 void weighted_mean_elements(const T* x, T* out, std::ptrdiff_t from, std::ptrdiff_t count, T decay, bool ignore_na,
                             WeightedMeanState<T>& at);
+
+// recursive_mean element by element from `from` (count of them), as pandas' adjust=False loop: at each value the
+// mean moves to (kept * mean + alpha * x) / (kept + alpha), as two quotients' products. Compiled with the core
+// (recurrence.cpp), for float and double.
+template <class T>
+void recursive_mean_elements(const T* x, T* out, std::ptrdiff_t from, std::ptrdiff_t count, T decay, T alpha,
+                             bool ignore_na, RecursiveMeanState<T>& at);
 
 // A first-order linear recurrence's kernels for elements of type T.
 template <class T>
@@ -362,8 +424,24 @@ struct RecurrenceKernels {
     // until the first), and ages the others unless ignore_na. out may be x. Real types only. `streams`: as
     // RecurrenceModes'.
     using weighted_mean_fn = void (*)(const T* x, T* out, std::ptrdiff_t n, T decay, bool ignore_na, bool streams);
+    // The same along WeightedMeanRows' columns, a row after another: each column's bits those of weighted_mean_elements
+    // walking it (the two sums a multiply and an add each, never fused).
+    using weighted_mean_rows_fn = void (*)(const WeightedMeanRows<T>& rows, T decay, bool ignore_na, bool streams);
+    // pandas' adjust=False mean (recursive_mean_elements), the same way: a line in memory order, and the rows.
+    using recursive_mean_fn = void (*)(const T* x, T* out, std::ptrdiff_t n, T decay, T alpha, bool ignore_na,
+                                       bool streams);
+    using recursive_mean_rows_fn = void (*)(const WeightedMeanRows<T>& rows, T decay, T alpha, bool ignore_na,
+                                            bool streams);
+    // The recurrences of RecurrenceRows' columns, a row after another: states = a * states + b, a multiply and an
+    // add (never fused, in every tier: a column's bits are its own element-by-element walk's, whatever the width,
+    // tier and thread count); out the states after each row, or before it where exclusive.
+    using rows_fn = void (*)(const RecurrenceRows<T>& rows, bool exclusive, bool streams);
     span_fn span[2];  // [reverse]
+    rows_fn rows;
     weighted_mean_fn weighted_mean;
+    weighted_mean_rows_fn weighted_mean_rows;
+    recursive_mean_fn recursive_mean;
+    recursive_mean_rows_fn recursive_mean_rows;
 };
 
 template <class... Ts>

@@ -84,6 +84,34 @@ template void weighted_mean_elements(const float*, float*, std::ptrdiff_t, std::
 template void weighted_mean_elements(const double*, double*, std::ptrdiff_t, std::ptrdiff_t, double, bool,
                                      WeightedMeanState<double>&);
 
+template <class T>
+void recursive_mean_elements(const T* x, T* out, std::ptrdiff_t from, std::ptrdiff_t count, T decay, T alpha,
+                             bool ignore_na, RecursiveMeanState<T>& at) {
+    for (std::ptrdiff_t i = from; i < from + count; ++i) {
+        const T value = x[i];  // read before out[i] is written: out may be x
+        const bool seen = value - value == T(0);  // a number: NaN and +-inf are missing, as pandas takes them
+        if (!at.seen) {
+            if (seen) {
+                at = RecursiveMeanState<T>{value, T(1), true};
+            }
+        } else {
+            if (seen || !ignore_na) {
+                at.kept = at.kept * decay;
+            }
+            if (seen) {
+                const T total = at.kept + alpha;
+                at.mean = at.kept / total * at.mean + alpha / total * value;
+                at.kept = T(1);
+            }
+        }
+        out[i] = at.mean;
+    }
+}
+template void recursive_mean_elements(const float*, float*, std::ptrdiff_t, std::ptrdiff_t, float, float, bool,
+                                      RecursiveMeanState<float>&);
+template void recursive_mean_elements(const double*, double*, std::ptrdiff_t, std::ptrdiff_t, double, double, bool,
+                                      RecursiveMeanState<double>&);
+
 }  // namespace detail
 
 namespace {
@@ -92,12 +120,20 @@ namespace {
 // the same for every element type.
 constexpr std::ptrdiff_t chunk = std::ptrdiff_t(1) << 15;
 
+// Operand `p` (a byte pointer) moved by `strides` to line (l, c)'s element i.
+template <class P>
+P* element_at(P* p, const RecurrenceStrides& strides, std::ptrdiff_t l, std::ptrdiff_t c, std::ptrdiff_t i) {
+    using Byte = std::conditional_t<std::is_const<P>::value, const char, char>;
+    return reinterpret_cast<P*>(reinterpret_cast<Byte*>(p) + l * strides.line + i * strides.step + c * strides.column);
+}
+
 template <class T>
 class Line {
 public:
-    Line(const LinearRecurrenceDesc& desc, std::ptrdiff_t l, bool streams)
-        : desc_(desc), l_(l), kernel_(detail::active_kernels().recurrence.get<T>().span[reverse()]),
-          streams_(streams) {}
+    // Line k of the desc's lines x columns, each contiguous.
+    Line(const LinearRecurrenceDesc& desc, std::ptrdiff_t k, bool streams)
+        : desc_(desc), l_(k / desc.columns), c_(k % desc.columns),
+          kernel_(detail::active_kernels().recurrence.get<T>().span[reverse()]), streams_(streams) {}
 
     std::ptrdiff_t chunks() const { return (desc_.n + chunk - 1) / chunk; }
 
@@ -106,30 +142,31 @@ public:
         const std::ptrdiff_t n = desc_.n;
         const std::ptrdiff_t first = reverse() ? std::max<std::ptrdiff_t>(0, n - (k + 1) * chunk) : k * chunk;
         const std::ptrdiff_t count = std::min(chunk, n - k * chunk);
-        const std::ptrdiff_t at = l_ * n + first;
         const auto* a = static_cast<const T*>(desc_.a);
         const auto* reset = static_cast<const std::uint8_t*>(desc_.reset);
         // Decreasing, element i begins a segment where i + 1 does in index order (the walk meets each segment's last
         // element first); the line's last element reads no flag.
         const std::ptrdiff_t shift = reverse() ? 1 : 0;
-        const detail::RecurrenceSpan<T> span{a == nullptr ? nullptr : a + at,
-                                             a == nullptr ? *static_cast<const T*>(desc_.a_value) : T(),
-                                             static_cast<const T*>(desc_.b) + at,
-                                             static_cast<T*>(desc_.out) + at,
-                                             count,
-                                             reset == nullptr ? nullptr : reset + at + shift,
-                                             std::min(count, n - shift - first),
-                                             initial()};
+        const detail::RecurrenceSpan<T> span{
+            a == nullptr ? nullptr : element_at(a, desc_.a_strides, l_, c_, first),
+            a == nullptr ? *static_cast<const T*>(desc_.a_value) : T(),
+            element_at(static_cast<const T*>(desc_.b), desc_.b_strides, l_, c_, first),
+            element_at(static_cast<T*>(desc_.out), desc_.out_strides, l_, c_, first),
+            count,
+            reset == nullptr ? nullptr : element_at(reset, desc_.reset_strides, l_, c_, first + shift),
+            std::min(count, n - shift - first),
+            initial()};
         return kernel_(span, state, detail::RecurrenceModes{writes, desc_.exclusive, streams_});
     }
 
-    T initial() const { return static_cast<const T*>(desc_.initial)[l_]; }
+    T initial() const { return *element_at(static_cast<const T*>(desc_.initial), desc_.initial_strides, l_, c_, 0); }
 
 private:
     bool reverse() const { return desc_.direction == AxisDirection::decreasing; }
 
     const LinearRecurrenceDesc& desc_;
     std::ptrdiff_t l_;
+    std::ptrdiff_t c_;
     typename detail::RecurrenceKernels<T>::span_fn kernel_;
     bool streams_;
 };
@@ -185,7 +222,7 @@ T after(const detail::RecurrencePair<T>& p, T state) {
 // Few long lines: all the threads on each line's chunks, their pairs, then their outputs.
 template <class T>
 void recur_chunks_in_parallel(const LinearRecurrenceDesc& desc, std::size_t threads, bool streams) {
-    for (std::ptrdiff_t l = 0; l < desc.lines; ++l) {
+    for (std::ptrdiff_t l = 0; l < desc.lines * desc.columns; ++l) {
         const Line<T> line(desc, l, streams);
         const std::ptrdiff_t count = line.chunks();
         std::vector<detail::RecurrencePair<T>> pairs(std::size_t(count - 1));
@@ -217,45 +254,161 @@ void recur_chunks_in_parallel(const LinearRecurrenceDesc& desc, std::size_t thre
     }
 }
 
+// Whether every operand's `stride` (of RecurrenceStrides) is one element (a byte for the reset; `broadcast`: or 0
+// for a, initial and the reset).
+template <class T>
+bool laid_out(const LinearRecurrenceDesc& desc, std::ptrdiff_t RecurrenceStrides::*stride, bool broadcast) {
+    const auto fits = [&](const void* data, const RecurrenceStrides& strides, std::ptrdiff_t size, bool may_broadcast) {
+        return data == nullptr || strides.*stride == size || (may_broadcast && strides.*stride == 0);
+    };
+    const std::ptrdiff_t size = sizeof(T);
+    return fits(desc.b, desc.b_strides, size, false) && fits(desc.out, desc.out_strides, size, false) &&
+           fits(desc.a, desc.a_strides, size, broadcast) && fits(desc.reset, desc.reset_strides, 1, broadcast) &&
+           (!broadcast || fits(desc.initial, desc.initial_strides, size, true));
+}
+
+// Tiles of a row of columns: wide (16 KiB of each state: whole rows read as one stream beat narrower tiles whose states
+// all stayed in L1), but at least one per thread where the lines are fewer, each a few cache lines wide.
+template <class T>
+std::ptrdiff_t tile_width(std::ptrdiff_t lines, std::ptrdiff_t columns, std::size_t threads) {
+    const std::ptrdiff_t widest = 16 * 1024 / std::ptrdiff_t(sizeof(T));
+    const std::ptrdiff_t narrowest = 256 / std::ptrdiff_t(sizeof(T));
+    const std::ptrdiff_t per_line = (std::ptrdiff_t(threads) + lines - 1) / lines;
+    return std::min({columns, widest, std::max(narrowest, (columns + per_line - 1) / per_line)});
+}
+
+// The rows path: each line's rows walked in order over a tile of columns, every column its own recurrence (no
+// transposing copy); tiles and lines split among the threads, each column's arithmetic the same in any of them.
+template <class T>
+void recur_rows(const LinearRecurrenceDesc& desc, std::size_t threads, bool streams) {
+    const auto kernel = detail::active_kernels().recurrence.get<T>().rows;
+    const std::ptrdiff_t width = tile_width<T>(desc.lines, desc.columns, threads);
+    const std::ptrdiff_t tiles = (desc.columns + width - 1) / width;
+    const bool reverse = desc.direction == AxisDirection::decreasing;
+    const std::ptrdiff_t first = reverse ? desc.n - 1 : 0, sign = reverse ? -1 : 1;
+    detail::parallel_ranges(desc.lines * tiles, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+        std::vector<T> states(static_cast<std::size_t>(width)), initial(static_cast<std::size_t>(width));
+        for (std::ptrdiff_t task = begin; task < end; ++task) {
+            const std::ptrdiff_t l = task / tiles, c = task % tiles * width;
+            const std::ptrdiff_t w = std::min(width, desc.columns - c);
+            for (std::ptrdiff_t j = 0; j < w; ++j) {
+                initial[std::size_t(j)] = *element_at(static_cast<const T*>(desc.initial), desc.initial_strides, l,
+                                                      c + j, 0);
+            }
+            std::copy(initial.begin(), initial.begin() + w, states.begin());
+            const auto* a = static_cast<const T*>(desc.a);
+            const auto* reset = static_cast<const std::uint8_t*>(desc.reset);
+            // Walked row r >= 1 begins a segment where its own flag is set (increasing), or its successor's in index
+            // order (decreasing: the walk meets a segment's last element first).
+            const std::ptrdiff_t flag_row = reverse ? desc.n - 1 : 1;
+            const detail::RecurrenceRows<T> rows{
+                a == nullptr ? nullptr : element_at(a, desc.a_strides, l, c, first),
+                sign * desc.a_strides.step,
+                a != nullptr && desc.a_strides.column == 0,
+                a == nullptr ? *static_cast<const T*>(desc.a_value) : T(),
+                element_at(static_cast<const T*>(desc.b), desc.b_strides, l, c, first),
+                sign * desc.b_strides.step,
+                element_at(static_cast<T*>(desc.out), desc.out_strides, l, c, first),
+                sign * desc.out_strides.step,
+                reset == nullptr || desc.n < 2 ? nullptr : element_at(reset, desc.reset_strides, l, c, flag_row),
+                sign * desc.reset_strides.step,
+                desc.reset_strides.column == 0,
+                initial.data(),
+                states.data(),
+                desc.n,
+                w};
+            kernel(rows, desc.exclusive, streams);
+        }
+    });
+}
+
 template <class T>
 void recur_lines(const LinearRecurrenceDesc& desc) {
-    const std::ptrdiff_t elements = desc.lines * desc.n;
+    const std::ptrdiff_t lines = desc.lines * desc.columns;
+    const std::ptrdiff_t elements = lines * desc.n;
     const std::ptrdiff_t in_bytes = elements * std::ptrdiff_t(sizeof(T)) * (desc.a == nullptr ? 1 : 2);
     const std::size_t threads = detail::threads_for(in_bytes + elements * std::ptrdiff_t(sizeof(T)));
     const bool streams = streams_outputs<T>(desc.out, {desc.a, desc.b}, elements, in_bytes);
-    // The chunks' two passes read the operands twice: on two threads that cost more than the second thread saved
-    // (benchmarks/README.md).
-    if (std::ptrdiff_t(threads) <= desc.lines || desc.n <= chunk || threads <= 2) {
-        // Each line on one thread, its chunks in turn.
-        detail::parallel_ranges(desc.lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-            for (std::ptrdiff_t l = begin; l < end; ++l) {
-                const Line<T> line(desc, l, streams);
-                T state = line.initial();
-                for (std::ptrdiff_t k = 0; k < line.chunks(); ++k) {
-                    state = after(line.run(k, state, true), state);
+    if (laid_out<T>(desc, &RecurrenceStrides::step, false)) {
+        // The chunks' two passes read the operands twice: on two threads that cost more than the second thread saved
+        // (benchmarks/README.md).
+        if (std::ptrdiff_t(threads) <= lines || desc.n <= chunk || threads <= 2) {
+            // Each line on one thread, its chunks in turn.
+            detail::parallel_ranges(lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+                for (std::ptrdiff_t l = begin; l < end; ++l) {
+                    const Line<T> line(desc, l, streams);
+                    T state = line.initial();
+                    for (std::ptrdiff_t k = 0; k < line.chunks(); ++k) {
+                        state = after(line.run(k, state, true), state);
+                    }
                 }
-            }
-        });
+            });
+        } else {
+            recur_chunks_in_parallel<T>(desc, threads, streams);
+        }
+    } else if (desc.columns > 1 && laid_out<T>(desc, &RecurrenceStrides::column, true)) {
+        recur_rows<T>(desc, threads, streams);
     } else {
-        recur_chunks_in_parallel<T>(desc, threads, streams);
+        throw std::invalid_argument("a linear recurrence's operands are laid out neither as contiguous lines nor as "
+                                    "contiguous rows of columns");
     }
     detail::order_streamed_stores();  // what this thread streamed (the pool's threads order their own)
 }
 
 template <class T>
 void weighted_means(const WeightedMeanDesc& desc) {
-    const auto mean = detail::active_kernels().recurrence.get<T>().weighted_mean;
+    const auto& kernels = detail::active_kernels().recurrence.get<T>();
+    const std::ptrdiff_t elements = desc.lines * desc.n * desc.columns;
+    const std::size_t threads = detail::threads_for(elements * std::ptrdiff_t(2 * sizeof(T)));
+    const bool streams = streams_outputs<T>(desc.out, {desc.x}, elements, elements * std::ptrdiff_t(sizeof(T)));
     const auto* x = static_cast<const T*>(desc.x);
     auto* out = static_cast<T*>(desc.out);
-    const std::ptrdiff_t n = desc.n;
-    const std::ptrdiff_t elements = desc.lines * n;
-    const std::size_t threads = detail::threads_for(elements * std::ptrdiff_t(2 * sizeof(T)));
-    const bool streams = streams_outputs<T>(out, {x}, elements, elements * std::ptrdiff_t(sizeof(T)));
-    detail::parallel_ranges(desc.lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-        for (std::ptrdiff_t l = begin; l < end; ++l) {
-            mean(x + l * n, out + l * n, n, T(desc.decay), desc.ignore_na, streams);
-        }
-    });
+    const std::ptrdiff_t size = sizeof(T);
+    if (desc.x_strides.step == size && desc.out_strides.step == size) {
+        detail::parallel_ranges(desc.lines * desc.columns, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+            for (std::ptrdiff_t k = begin; k < end; ++k) {
+                const std::ptrdiff_t l = k / desc.columns, c = k % desc.columns;
+                const T* line = element_at(x, desc.x_strides, l, c, 0);
+                T* means = element_at(out, desc.out_strides, l, c, 0);
+                if (desc.adjust) {
+                    kernels.weighted_mean(line, means, desc.n, T(desc.decay), desc.ignore_na, streams);
+                } else {
+                    kernels.recursive_mean(line, means, desc.n, T(desc.decay), T(desc.alpha), desc.ignore_na, streams);
+                }
+            }
+        });
+    } else if (desc.columns > 1 && desc.x_strides.column == size && desc.out_strides.column == size) {
+        // The rows path (as recur_rows'): each tile's columns walked a row after another.
+        const std::ptrdiff_t width = tile_width<T>(desc.lines, desc.columns, threads);
+        const std::ptrdiff_t tiles = (desc.columns + width - 1) / width;
+        detail::parallel_ranges(desc.lines * tiles, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+            const std::size_t w_max = static_cast<std::size_t>(width);
+            std::vector<T> totals(w_max), weights(w_max), means(w_max);
+            std::vector<std::uint8_t> few(w_max);
+            for (std::ptrdiff_t task = begin; task < end; ++task) {
+                const std::ptrdiff_t l = task / tiles, c = task % tiles * width;
+                const std::ptrdiff_t w = std::min(width, desc.columns - c);
+                const detail::WeightedMeanState<T> sums;
+                const detail::RecursiveMeanState<T> recursion;
+                std::fill(totals.begin(), totals.end(), sums.totals);
+                std::fill(weights.begin(), weights.end(), desc.adjust ? sums.weights : recursion.kept);
+                std::fill(means.begin(), means.end(), desc.adjust ? sums.mean : recursion.mean);
+                std::fill(few.begin(), few.end(), std::uint8_t(1));  // few weights; no value yet
+                const detail::WeightedMeanRows<T> rows{element_at(x, desc.x_strides, l, c, 0), desc.x_strides.step,
+                                                       element_at(out, desc.out_strides, l, c, 0),
+                                                       desc.out_strides.step, totals.data(), weights.data(),
+                                                       means.data(), few.data(), desc.n, w};
+                if (desc.adjust) {
+                    kernels.weighted_mean_rows(rows, T(desc.decay), desc.ignore_na, streams);
+                } else {
+                    kernels.recursive_mean_rows(rows, T(desc.decay), T(desc.alpha), desc.ignore_na, streams);
+                }
+            }
+        });
+    } else {
+        throw std::invalid_argument("an exponentially weighted mean's operands are laid out neither as contiguous "
+                                    "lines nor as contiguous rows of columns");
+    }
     detail::order_streamed_stores();  // what this thread streamed (the pool's threads order their own)
 }
 

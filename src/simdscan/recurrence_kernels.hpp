@@ -2,6 +2,7 @@
 // pairs (a, b) composed a vector at a time in registers. Compiled once per tier (families/recurrences.hpp).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "kernels.hpp"
 #include "lanes/lanes_generic.hpp"
 #include "ops.hpp"
+#include "outer_kernels.hpp"
 #include "scan_kernels.hpp"
 
 namespace simdscan {
@@ -196,6 +198,94 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
     return RecurrencePair<T>{at.product, at.z, at.restarted, at.zero_a || (scalar_a && span.a_value == T(0)), at.y};
 }
 
+// Sets the states of the columns whose segment begins at a row (RecurrenceRows::starts) to their initial states;
+// eight flags at a time, as they are mostly 0.
+template <class T>
+void restart_columns(const std::uint8_t* flags, bool every_column, const T* initial, T* states, std::ptrdiff_t w) {
+    if (every_column) {
+        if (*flags != 0) {
+            std::copy(initial, initial + w, states);
+        }
+        return;
+    }
+    std::ptrdiff_t j = 0;
+    for (; j + 8 <= w; j += 8) {
+        std::uint64_t word;
+        std::memcpy(&word, flags + j, sizeof(word));
+        if (word != 0) {
+            for (std::ptrdiff_t k = j; k < j + 8; ++k) {
+                states[k] = flags[k] != 0 ? initial[k] : states[k];
+            }
+        }
+    }
+    for (; j < w; ++j) {
+        states[j] = flags[j] != 0 ? initial[j] : states[j];
+    }
+}
+
+// Whether any of n flags is set, eight at a time where n allows.
+inline bool any_flag(const std::uint8_t* flags, std::ptrdiff_t n) {
+    std::uint64_t any = 0;
+    std::ptrdiff_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        std::uint64_t word;
+        std::memcpy(&word, flags + k, sizeof(word));
+        any |= word;
+    }
+    for (; k < n; ++k) {
+        any |= flags[k];
+    }
+    return any != 0;
+}
+
+// RecurrenceKernels::rows: each row's columns a vector at a time.
+template <class A, class T>
+SIMDSCAN_FLATTEN void recur_rows(const RecurrenceRows<T>& given, bool exclusive, bool streams) {
+    const RecurrenceRows<T> rows = given;  // (a copy: the stores may alias the caller's struct)
+    const auto at = [](auto* p, std::ptrdiff_t step, std::ptrdiff_t r) {
+        using P = decltype(p);
+        using Byte = std::conditional_t<std::is_const<std::remove_pointer_t<P>>::value, const char, char>;
+        return reinterpret_cast<P>(reinterpret_cast<Byte*>(p) + r * step);
+    };
+    for (std::ptrdiff_t r = 0; r < rows.rows; ++r) {
+        if (r > 0 && rows.starts != nullptr) {
+            restart_columns(rows.starts + (r - 1) * rows.starts_step, rows.starts_every_column, rows.initial,
+                            rows.states, rows.w);
+        }
+        const T* a_row = rows.a == nullptr ? nullptr : at(rows.a, rows.a_step, r);
+        const T a_value = rows.a_every_column ? *a_row : rows.a_value;
+        const T* a = rows.a_every_column ? nullptr : a_row;
+        const T* b = at(rows.b, rows.b_step, r);
+        T* out = at(rows.out, rows.out_step, r);
+        T* states = rows.states;
+        const auto element = [&](std::ptrdiff_t j) {
+            const T before = states[j];
+            const T next = (a == nullptr ? a_value : a[j]) * before + b[j];
+            states[j] = next;
+            out[j] = exclusive ? before : next;
+        };
+        if constexpr (is_vectorized<A, T>()) {
+            using B = xsimd::batch<T, A>;
+            const bool streamed = streams && streams_vectors<B, T>();
+            const B a_lanes(a_value);
+            walk_row<std::ptrdiff_t(B::size), false>(
+                rows.w, streamed ? aligning_head<B, false>(out, rows.w) : 0,
+                [&](std::ptrdiff_t j) {
+                    const B before = B::load_unaligned(states + j);
+                    const B next = (a == nullptr ? a_lanes : B::load_unaligned(a + j)) * before +
+                                   B::load_unaligned(b + j);
+                    next.store_unaligned(states + j);
+                    store_or_stream(out + j, exclusive ? before : next, streamed);
+                },
+                element);
+        } else {
+            for (std::ptrdiff_t j = 0; j < rows.w; ++j) {
+                element(j);
+            }
+        }
+    }
+}
+
 // RecurrenceKernels::weighted_mean: the weighted sums of the values and of their weights as two recurrences of one
 // a (decay, or 1 at a NaN where ignore_na), composed in registers a vector at a time, and their quotient; where the
 // weights are few (WeightedMeanState), element by element.
@@ -268,6 +358,160 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
     weighted_mean_elements(x, out, done, n - done, decay, ignore_na, at);
 }
 
+// RecurrenceKernels::weighted_mean_rows: a row's columns a vector at a time while their weights are many, else (a
+// column whose weights are or become few: the first values, long runs of NaN) the vector's columns one at a time.
+template <class A, class T>
+SIMDSCAN_FLATTEN void weighted_mean_rows(const WeightedMeanRows<T>& given, T decay, bool ignore_na, bool streams) {
+    const WeightedMeanRows<T> rows = given;  // (a copy: the stores may alias the caller's struct)
+    for (std::ptrdiff_t r = 0; r < rows.rows; ++r) {
+        const T* x = reinterpret_cast<const T*>(reinterpret_cast<const char*>(rows.x) + r * rows.x_step);
+        T* out = reinterpret_cast<T*>(reinterpret_cast<char*>(rows.out) + r * rows.out_step);
+        const auto element = [&](std::ptrdiff_t j) {
+            WeightedMeanState<T> at;
+            at.totals = rows.totals[j], at.weights = rows.weights[j], at.few = rows.few[j] != 0;
+            at.mean = rows.means[j];
+            weighted_mean_elements(x + j, out + j, 0, 1, decay, ignore_na, at);
+            rows.totals[j] = at.totals, rows.weights[j] = at.weights, rows.few[j] = at.few ? 1 : 0;
+            rows.means[j] = at.mean;
+        };
+        if constexpr (is_vectorized<A, T>()) {
+            using B = xsimd::batch<T, A>;
+            constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+            const bool streamed = streams && streams_vectors<B, T>();
+            const B zero(T(0)), one(T(1)), aged_by(decay), few_weights(WeightedMeanState<T>::few_weights);
+            walk_row<lanes, false>(
+                rows.w, streamed ? aligning_head<B, false>(out, rows.w) : 0,
+                [&](std::ptrdiff_t j) {
+                    const B values = B::load_unaligned(x + j);  // before out is written: out may be x
+                    const auto seen = (values - values) == zero;  // numbers: NaN and +-inf are missing
+                    const B age = ignore_na ? xsimd::select(seen, aged_by, one) : aged_by;
+                    const B weights = age * B::load_unaligned(rows.weights + j) + xsimd::select(seen, one, zero);
+                    if (any_flag(rows.few + j, lanes) || xsimd::any(weights < few_weights)) {
+                        for (std::ptrdiff_t k = 0; k < lanes; ++k) {
+                            element(j + k);
+                        }
+                        return;
+                    }
+                    const B totals = age * B::load_unaligned(rows.totals + j) + xsimd::select(seen, values, zero);
+                    totals.store_unaligned(rows.totals + j);
+                    weights.store_unaligned(rows.weights + j);
+                    store_or_stream(out + j, totals / weights, streamed);
+                },
+                element);
+        } else {
+            for (std::ptrdiff_t j = 0; j < rows.w; ++j) {
+                element(j);
+            }
+        }
+    }
+}
+
+// RecurrenceKernels::recursive_mean: where a vector's values are all numbers after the line's first, the mean's steps
+// are one recurrence of constant pairs (kept: decay), composed in registers as a scalar a's; elsewhere element by
+// element.
+template <class A, class T>
+SIMDSCAN_FLATTEN void recursive_mean(const T* x, T* out, std::ptrdiff_t n, T decay, T alpha, bool ignore_na,
+                                     bool streams) {
+    RecursiveMeanState<T> at;
+    std::ptrdiff_t done = 0;
+    if constexpr (is_vectorized<A, T>()) {
+        using B = xsimd::batch<T, A>;
+        using L = Lanes<A>;
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+        // The step after a value, as recursive_mean_elements takes it: mean = carried * mean + gain * x.
+        const T total = decay + alpha;
+        const T carried = decay / total, gain = alpha / total;
+        B powers[8];
+        T power = carried;
+        std::size_t steps = 0;
+        for (std::ptrdiff_t k = 1; k < lanes; k *= 2, power = power * power) {
+            powers[steps++] = B(power);
+        }
+        alignas(A::alignment()) T lane_powers[lanes];
+        T p = carried;
+        for (std::ptrdiff_t j = 0; j < lanes; ++j, p = p * carried) {
+            lane_powers[j] = p;
+        }
+        const B walked_powers = B::load_aligned(lane_powers);
+        // Powers that leave the normal range (alpha near 1) would compose through subnormals: element by element.
+        const bool whole_vectors = lane_powers[lanes - 1] >= std::numeric_limits<T>::min();
+        const B zero(T(0)), gains(gain);
+        streams = streams && Lanes<A>::streams;
+        auto streamed = span_outputs<A, T, false, Lanes<A>::streams>(out);
+        for (; whole_vectors && done + lanes <= n; done += lanes) {
+            prefetch_ahead<false>(x + done);
+            const B values = B::load_unaligned(x + done);
+            if (!at.seen || at.kept != T(1) || !xsimd::all((values - values) == zero)) {
+                // Its elements stored as they come: the streamed vectors start again after them.
+                finish_vectors(streamed, 0);
+                streamed = span_outputs<A, T, false, Lanes<A>::streams>(out);
+                recursive_mean_elements(x, out, done, lanes, decay, alpha, ignore_na, at);
+                continue;
+            }
+            B terms = gains * values;
+            B unused = zero;
+            compose_lanes<A, false>(unused, terms, powers);
+            const B means = L::multiply_add(walked_powers, B(at.mean), terms);
+            if (streams) {
+                streamed.vector(done, means);
+            } else {
+                means.store_unaligned(out + done);
+            }
+            at.mean = first_lane(L::broadcast_last(means));
+        }
+        finish_vectors(streamed, 0);
+    }
+    recursive_mean_elements(x, out, done, n - done, decay, alpha, ignore_na, at);
+}
+
+// RecurrenceKernels::recursive_mean_rows: a row's columns a vector at a time, the columns before their first value
+// one at a time.
+template <class A, class T>
+SIMDSCAN_FLATTEN void recursive_mean_rows(const WeightedMeanRows<T>& given, T decay, T alpha, bool ignore_na,
+                                          bool streams) {
+    const WeightedMeanRows<T> rows = given;  // (a copy: the stores may alias the caller's struct)
+    for (std::ptrdiff_t r = 0; r < rows.rows; ++r) {
+        const T* x = reinterpret_cast<const T*>(reinterpret_cast<const char*>(rows.x) + r * rows.x_step);
+        T* out = reinterpret_cast<T*>(reinterpret_cast<char*>(rows.out) + r * rows.out_step);
+        const auto element = [&](std::ptrdiff_t j) {
+            RecursiveMeanState<T> at{rows.means[j], rows.weights[j], rows.few[j] == 0};
+            recursive_mean_elements(x + j, out + j, 0, 1, decay, alpha, ignore_na, at);
+            rows.means[j] = at.mean, rows.weights[j] = at.kept, rows.few[j] = at.seen ? 0 : 1;
+        };
+        if constexpr (is_vectorized<A, T>()) {
+            using B = xsimd::batch<T, A>;
+            constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+            const bool streamed = streams && streams_vectors<B, T>();
+            const B zero(T(0)), one(T(1)), decays(decay), alphas(alpha);
+            walk_row<lanes, false>(
+                rows.w, streamed ? aligning_head<B, false>(out, rows.w) : 0,
+                [&](std::ptrdiff_t j) {
+                    if (any_flag(rows.few + j, lanes)) {
+                        for (std::ptrdiff_t k = 0; k < lanes; ++k) {
+                            element(j + k);
+                        }
+                        return;
+                    }
+                    const B values = B::load_unaligned(x + j);  // before out is written: out may be x
+                    const auto seen = (values - values) == zero;  // numbers: NaN and +-inf are missing
+                    const B before = B::load_unaligned(rows.weights + j);
+                    const B kept = ignore_na ? xsimd::select(seen, before * decays, before) : before * decays;
+                    const B total = kept + alphas;
+                    const B mean = B::load_unaligned(rows.means + j);
+                    const B next = xsimd::select(seen, kept / total * mean + alphas / total * values, mean);
+                    xsimd::select(seen, one, kept).store_unaligned(rows.weights + j);
+                    next.store_unaligned(rows.means + j);
+                    store_or_stream(out + j, next, streamed);
+                },
+                element);
+        } else {
+            for (std::ptrdiff_t j = 0; j < rows.w; ++j) {
+                element(j);
+            }
+        }
+    }
+}
+
 // Each element type's kernels; the complex types' (one by one in every tier) in the lowest tier only.
 template <class A>
 void fill_recurrences(RecurrenceSet& set) {
@@ -277,10 +521,17 @@ void fill_recurrences(RecurrenceSet& set) {
             auto& kernels = set.get<T>();
             kernels.span[0] = &recur_span<A, T, false>;
             kernels.span[1] = &recur_span<A, T, true>;
+            kernels.rows = &recur_rows<A, T>;
             if constexpr (std::is_floating_point<T>::value) {
                 kernels.weighted_mean = &weighted_mean<A, T>;
+                kernels.weighted_mean_rows = &weighted_mean_rows<A, T>;
+                kernels.recursive_mean = &recursive_mean<A, T>;
+                kernels.recursive_mean_rows = &recursive_mean_rows<A, T>;
             } else {
                 kernels.weighted_mean = nullptr;
+                kernels.weighted_mean_rows = nullptr;
+                kernels.recursive_mean = nullptr;
+                kernels.recursive_mean_rows = nullptr;
             }
         }
     });

@@ -109,38 +109,61 @@ void execute(const CumulativeOperatorDesc& desc);
 
 std::size_t element_size(DataType t);
 
-// Beyond DirectML: the first-order linear recurrence y[i] = a[i] * y[i-1] + b[i] along lines of n contiguous elements
-// (line l's element i at l * n + i in every operand; the bindings lay the operands out so), walked in increasing
-// index order or decreasing (y[i] = a[i] * y[i+1] + b[i]), each line from its initial state.
+// Beyond DirectML: the first-order linear recurrence y[i] = a[i] * y[i-1] + b[i] along an axis of n elements,
+// walked in increasing index order or decreasing (y[i] = a[i] * y[i+1] + b[i]), each line from its initial state.
+// The operands are views of shape (lines, n, columns), the lines side by side along `columns` (pocketfft's model:
+// a pointer and byte strides each): line (l, c)'s element i of an operand at l * line + i * step + c * column bytes.
+struct RecurrenceStrides {
+    std::ptrdiff_t line = 0;
+    std::ptrdiff_t step = 0;
+    std::ptrdiff_t column = 0;
+};
+// Two layouts run: each line contiguous (every step one element, the reset's one byte), or, with columns > 1, each
+// row of columns contiguous (every column stride one element, a's, initial's and reset's also 0: the same for every
+// column), walked a row after another; any other throws std::invalid_argument (the bindings lay operands out so).
 struct LinearRecurrenceDesc {
     DataType data_type = DataType::float64;  // float32, float64, complex64 or complex128, native: every operand's
     std::ptrdiff_t lines = 0;
     std::ptrdiff_t n = 0;
-    const void* a = nullptr;        // lines x n, or null: *a_value for every element
+    std::ptrdiff_t columns = 1;
+    const void* a = nullptr;        // or null: *a_value for every element
+    RecurrenceStrides a_strides;
     const void* a_value = nullptr;  // one element, where a is null
-    const void* b = nullptr;        // lines x n
-    const void* initial = nullptr;  // one state per line
-    // lines x n bytes, or null: where nonzero, a segment begins in index order (CumulativeOperatorDesc::reset's
-    // flags), and its first element in the walk starts again from the line's initial state.
+    const void* b = nullptr;
+    RecurrenceStrides b_strides;
+    const void* initial = nullptr;  // one state per line (its step unused)
+    RecurrenceStrides initial_strides;
+    // Bytes, or null: where nonzero, a segment begins in index order (CumulativeOperatorDesc::reset's flags), and
+    // its first element in the walk starts again from the line's initial state.
     const void* reset = nullptr;
-    void* out = nullptr;  // lines x n; may be b
+    RecurrenceStrides reset_strides;
+    void* out = nullptr;  // may be b (the same strides)
+    RecurrenceStrides out_strides;
     AxisDirection direction = AxisDirection::increasing;
     bool exclusive = false;  // each output the state before its element (the line's initial state first)
 };
-// The same bits for any thread count. Throws std::invalid_argument for another data type.
+// The same bits for any thread count and address of out; along the rows of columns, each column's those of its
+// recurrence walked element by element. Throws std::invalid_argument for another data type or layout.
 void linear_recurrence(const LinearRecurrenceDesc& desc);
 
-// Beyond DirectML: pandas' exponentially weighted mean (ewm(...).mean() with adjust=True) along lines of n contiguous
-// float32 or float64 elements (line l's element i at l * n + i): each output the mean of the values so far weighted
-// by decay to the power of their ages, NaN counting as no value (which ages the others unless ignore_na). Each line
-// on one thread. Throws std::invalid_argument for another data type.
+// Beyond DirectML: pandas' exponentially weighted mean (ewm(...).mean()) along an axis of n float32 or float64
+// elements: with adjust, each output the mean of the values so far weighted by decay to the power of their ages;
+// without, pandas' recursion (the mean moved towards each value by alpha against the weight decay to the power of
+// the steps since the last value); NaN counting as no value (which ages the others unless ignore_na). x and out are (lines, n, columns) views as a linear
+// recurrence's operands (LinearRecurrenceDesc), in either of its two layouts: each line contiguous (a line on one
+// thread), or each row of columns. Throws std::invalid_argument for another data type or layout.
 struct WeightedMeanDesc {
     DataType data_type = DataType::float64;
     std::ptrdiff_t lines = 0;
     std::ptrdiff_t n = 0;
+    std::ptrdiff_t columns = 1;
     const void* x = nullptr;
-    void* out = nullptr;  // may be x
+    RecurrenceStrides x_strides;
+    void* out = nullptr;  // may be x (the same strides)
+    RecurrenceStrides out_strides;
     double decay = 0;     // 1 - alpha
+    double alpha = 1;
+    bool adjust = true;
     bool ignore_na = false;
 };
 void exponentially_weighted_mean(const WeightedMeanDesc& desc);

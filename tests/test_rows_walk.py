@@ -1,0 +1,123 @@
+"""linear_recurrence, discounted_cumsum and ewm_mean along an outer axis whose rows are contiguous (time along axis 0
+of a C-ordered (T, N) batch): the core walks each row of columns in turn, no transposing copy.
+
+The README's rule (determinism): each column then has the bits of its own walk element by element, whatever the
+array's width, the column's place in it, the tiles the core cuts the rows into, the thread count and where out
+lies. For linear_recurrence those are the bits of a NumPy loop over the rows in the dtype (recurrence_reference.walked:
+a multiply and an add per element, never fused); ewm_mean's are checked against pandas' DataFrame.ewm and for their
+independence of the width, place, threads and out.
+"""
+
+import numpy as np
+import pytest
+
+import simdscan
+from data import seed_of
+from family_reference import assert_same_bits
+from params import scattered_outs
+from recurrence_reference import pandas_ewm_mean, walked, walks_rows
+
+pytestmark = pytest.mark.kernels  # the outcome depends on the ISA tier and the xsimd version: CI runs these per tier
+
+# Rows past the vector widths and the widths past the core's tiles (16 KiB of float64 or float32 states).
+ROWS = 300
+WIDTHS = (2, 7, 37, 2048 + 19, 4096 + 3)
+VARIANTS = [(decreasing, exclusive) for decreasing in (False, True) for exclusive in (False, True)]
+
+
+def a_of(kind, rng, shape, dtype):
+    """The coefficient: a scalar, one per element, one per row (T, 1), or one per column (N,)."""
+    if kind == "scalar":
+        return 0.97
+    sizes = {"array": shape, "per row": (shape[0], 1), "per column": shape[1:]}[kind]
+    return rng.uniform(-1.0, 1.0, sizes).astype(dtype)
+
+
+def reset_of(kind, rng, shape):
+    if kind is None:
+        return None
+    return rng.random(shape if kind == "array" else (shape[0], 1)) < 0.03
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("a_kind", ["scalar", "array", "per row", "per column"])
+@pytest.mark.parametrize("reset_kind", [None, "array", "per row"])
+def test_columns_are_the_loop_in_the_dtype(dtype, a_kind, reset_kind):
+    """Every variant, with initial per column: exactly the NumPy loop over the rows in the dtype."""
+    rng = np.random.default_rng(seed_of("rows walk", dtype, a_kind, reset_kind))
+    b = rng.standard_normal((ROWS, 37)).astype(dtype)
+    a = a_of(a_kind, rng, b.shape, dtype)
+    reset = reset_of(reset_kind, rng, b.shape)
+    initial = rng.standard_normal(37).astype(dtype)
+    assert walks_rows(b, 0, b.dtype)
+    for decreasing, exclusive in VARIANTS:
+        direction = "decreasing" if decreasing else "increasing"
+        got = simdscan.linear_recurrence(a, b, 0, direction=direction, exclusive=exclusive, initial=initial,
+                                         reset=reset)
+        want = walked(a, b, 0, decreasing, exclusive, initial, reset)
+        assert_same_bits(got, want, f"{dtype} a {a_kind} reset {reset_kind} {direction} exclusive={exclusive}")
+
+
+def placed(columns, width, at):
+    """An array of ``width`` columns holding ``columns`` (T, k) from column ``at`` on, random values elsewhere."""
+    rng = np.random.default_rng(width + at)
+    wide = rng.standard_normal((columns.shape[0], width)).astype(columns.dtype)
+    wide[:, at:at + columns.shape[1]] = columns
+    return wide
+
+
+def with_gaps(rng, x):
+    """x with NaN at scattered elements and a run of NaN down one column."""
+    x = x.copy()
+    x[rng.random(x.shape) < 0.1] = np.nan
+    x[20:90, 1] = np.nan
+    return x
+
+
+FAMILIES = {
+    "linear_recurrence": lambda x, **kw: simdscan.linear_recurrence(0.9, x, 0, initial=0.5, **kw),
+    "discounted_cumsum": lambda x, **kw: simdscan.discounted_cumsum(x, 0.99, 0, **kw),
+    "ewm_mean": lambda x, **kw: simdscan.ewm_mean(x, 0, alpha=0.05, **kw),
+    "ewm_mean ignore_na": lambda x, **kw: simdscan.ewm_mean(x, 0, alpha=0.05, ignore_na=True, **kw),
+}
+
+
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_a_column_has_the_same_bits_at_any_width_place_thread_count_and_out(family, dtype):
+    """Three columns (one with a long run of NaN) placed among 2 to 4099 others, at the start, across a tile's edge
+    and at the end, on 1 to 3 threads, written to a new array, to out at every offset and in place: the same bits."""
+    call = FAMILIES[family]
+    rng = np.random.default_rng(seed_of("rows width", family, dtype))
+    columns = with_gaps(rng, rng.uniform(0.1, 2.0, (ROWS, 3)).astype(dtype))
+    simdscan.set_num_threads(1)
+    want = call(placed(columns, 3, 0))
+    for width in WIDTHS:
+        for at in sorted({0, min(width, 2048) - 2, width - 3} & set(range(width - 2))):
+            x = placed(columns, width, at)
+            for threads in (1, 2, 3):
+                simdscan.set_num_threads(threads)
+                where = f"{family} {dtype} width {width} at {at} {threads} threads"
+                assert_same_bits(call(x)[:, at:at + 3], want, where)
+            y = x.copy()
+            assert call(y, out=y) is y
+            assert_same_bits(y[:, at:at + 3], want, f"{family} {dtype} width {width} at {at} in place")
+    x = placed(columns, 37, 5)
+    for name, out in scattered_outs(x.shape, dtype).items():
+        assert call(x, out=out) is out
+        assert_same_bits(out[:, 5:8], want, f"{family} {dtype} out {name}")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("adjust", [True, False])
+@pytest.mark.parametrize("ignore_na", [False, True])
+def test_ewm_mean_along_the_rows_matches_pandas(dtype, adjust, ignore_na):
+    """A (T, N) frame with NaN gaps and runs, along axis 0: pandas' DataFrame.ewm(...).mean(), column by column."""
+    rng = np.random.default_rng(seed_of("rows ewm", dtype, adjust, ignore_na))
+    x = with_gaps(rng, rng.uniform(0.1, 2.0, (ROWS, 45)).astype(dtype))
+    x[:10, 3] = np.nan  # a column whose first values are missing
+    got = simdscan.ewm_mean(x, 0, halflife=7.0, adjust=adjust, ignore_na=ignore_na)
+    want = pandas_ewm_mean(x, 0, halflife=7.0, adjust=adjust, ignore_na=ignore_na)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=1e-12 if dtype == "float64" else 1e-5, equal_nan=True)
