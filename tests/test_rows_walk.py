@@ -79,6 +79,9 @@ FAMILIES = {
     "discounted_cumsum": lambda x, **kw: simdscan.discounted_cumsum(x, 0.99, 0, **kw),
     "ewm_mean": lambda x, **kw: simdscan.ewm_mean(x, 0, alpha=0.05, **kw),
     "ewm_mean ignore_na": lambda x, **kw: simdscan.ewm_mean(x, 0, alpha=0.05, ignore_na=True, **kw),
+    "ewm_mean adjust=False": lambda x, **kw: simdscan.ewm_mean(x, 0, alpha=0.05, adjust=False, **kw),
+    "ewm_mean adjust=False ignore_na": lambda x, **kw: simdscan.ewm_mean(x, 0, span=9.0, adjust=False,
+                                                                         ignore_na=True, **kw),
 }
 
 
@@ -121,3 +124,21 @@ def test_ewm_mean_along_the_rows_matches_pandas(dtype, adjust, ignore_na):
     want = pandas_ewm_mean(x, 0, halflife=7.0, adjust=adjust, ignore_na=ignore_na)
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_allclose(got, want, rtol=1e-12 if dtype == "float64" else 1e-5, equal_nan=True)
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_out_given_allocates_no_full_size_array(family):
+    """With out= laid out as the walk takes it, no array of the input's size is made (NumPy's allocations, which
+    tracemalloc sees: an out= of another layout costs a full-size one)."""
+    import tracemalloc
+
+    x = np.random.default_rng(seed_of("rows memory", family)).uniform(0.1, 2.0, (2000, 500))
+    out = np.empty_like(x)
+    FAMILIES[family](x, out=out)  # (the first call's imports and caches aside)
+    tracemalloc.start()
+    try:
+        FAMILIES[family](x, out=out)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < x.nbytes // 8, f"{family}: {peak} bytes traced for an input of {x.nbytes}"
