@@ -59,18 +59,28 @@ def _merged(shape: tuple[int, ...], strides: tuple[int, ...]) -> Optional[tuple[
     return size, stride
 
 
-def _three_axes(x: np.ndarray, along: int) -> Optional[np.ndarray]:
-    """``x`` viewed as (lines, n, columns), the core's layout: its axes before ``along`` merged into lines and those
-    after it into columns, where each side merges; else None."""
-    lines = _merged(x.shape[:along], x.strides[:along])
-    columns = _merged(x.shape[along + 1:], x.strides[along + 1:])
+def _three_axes(x: np.ndarray, along: int, shape: Optional[tuple[int, ...]] = None) -> Optional[np.ndarray]:
+    """``x``, broadcast to ``shape`` where given (repeated values at stride 0, never copied), viewed as (lines, n,
+    columns), the core's layout: its axes before ``along`` merged into lines and those after it into columns, where
+    each side merges; else None."""
+    shape = x.shape if shape is None else shape
+    pad = len(shape) - x.ndim
+    strides = (0,) * pad + tuple(0 if extent == 1 and size != 1 else stride
+                                 for extent, size, stride in zip(x.shape, shape[pad:], x.strides))
+    lines = _merged(shape[:along], strides[:along])
+    columns = _merged(shape[along + 1:], strides[along + 1:])
     if lines is None or columns is None:
         return None
-    axes = (lines, (x.shape[along], x.strides[along]), columns)
-    # (An axis of one element takes the stride of one: any other would tell the core of a layout it does not run.)
-    return np.lib.stride_tricks.as_strided(x, tuple(size for size, _ in axes),
-                                           tuple(stride if size > 1 else x.itemsize for size, stride in axes),
-                                           writeable=x.flags.writeable)
+    sizes = (lines[0], shape[along], columns[0])
+    if shape == x.shape:
+        view = x.reshape(sizes)  # a view: the axes merge (NumPy's reshape merges exactly such axes without a copy)
+    elif x.flags.c_contiguous:
+        view = np.ndarray(sizes, x.dtype, buffer=x, strides=(lines[1], strides[along], columns[1]))
+    else:
+        view = np.broadcast_to(x, shape).reshape(sizes)
+    if not x.flags.writeable:
+        view.flags.writeable = False
+    return view
 
 
 # The two layouts the core runs (scan.hpp's LinearRecurrenceDesc): every line contiguous, or every row of columns
@@ -82,7 +92,7 @@ def _fits(view: Optional[np.ndarray], layout: int, broadcast: bool = False) -> b
     if view is None:
         return False
     stride = view.strides[layout]
-    return stride == view.itemsize or (broadcast and layout == _ROWS and stride == 0)
+    return stride == view.itemsize or (broadcast and layout == _ROWS and stride == 0) or view.shape[layout] == 1
 
 
 def _laid_out(x: np.ndarray, along: int, layout: int, dtype: np.dtype) -> np.ndarray:
@@ -93,17 +103,19 @@ def _laid_out(x: np.ndarray, along: int, layout: int, dtype: np.dtype) -> np.nda
 
 
 def _operand(x: np.ndarray, along: int, layout: int, dtype: np.dtype, target: np.ndarray,
-             broadcast: bool = False) -> np.ndarray:
-    """An operand of full shape as a (lines, n, columns) view that ``layout`` runs on, converted or copied only where
-    it must be: of another dtype, laid out otherwise, or over the output other than as the very same view (in place,
-    each element is read before its output is written)."""
-    view = _three_axes(x, along) if x.dtype == dtype else None
+             shape: Optional[tuple[int, ...]] = None) -> np.ndarray:
+    """An operand as a (lines, n, columns) view that ``layout`` runs on (broadcast to ``shape`` where given: a, initial
+    and reset, which may repeat a value along the columns), converted or copied only where it must be: of another
+    dtype, laid out otherwise, or over the output other than as the very same view (in place, each element is read
+    before its output is written)."""
+    view = _three_axes(x, along, shape) if x.dtype == dtype else None
     if view is not None and np.may_share_memory(view, target):
         same = (view.__array_interface__["data"] == target.__array_interface__["data"]
                 and view.strides == target.strides)
         view = view if same else None
-    if not _fits(view, layout, broadcast):
-        view = _three_axes(_laid_out(x, along, layout, dtype), along)
+    if not _fits(view, layout, shape is not None):
+        full = x if shape is None else np.broadcast_to(x, shape)
+        view = _three_axes(_laid_out(full, along, layout, dtype), along)
     assert view is not None
     return view
 
@@ -134,11 +146,11 @@ def _delivered(result: np.ndarray, direct: bool, out: Optional[np.ndarray], resu
     return result if result.dtype == result_dtype else result.astype(result_dtype)
 
 
-def _broadcast(value: Any, shape: tuple[int, ...], name: str, target: str) -> np.ndarray:
-    try:
-        return np.broadcast_to(value, shape)
-    except ValueError:
-        raise ValueError(f"{name} of shape {np.shape(value)} does not broadcast to {target} {shape}") from None
+def _broadcast(value: Any, shape: tuple[int, ...], name: str, target: str) -> None:
+    """ValueError unless ``value``'s shape broadcasts to ``shape`` (NumPy's rule, without making the view)."""
+    given = np.shape(value)
+    if len(given) > len(shape) or any(g not in (1, s) for g, s in zip(reversed(given), reversed(shape))):
+        raise ValueError(f"{name} of shape {given} does not broadcast to {target} {shape}")
 
 
 @takes_array_types_as("b")
@@ -216,7 +228,8 @@ def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Union[Direct
     shape = values.shape
     line_shape = shape[:along] + shape[along + 1:]
     scalar_a = np.ndim(a_given) == 0
-    coefficients = None if scalar_a else _broadcast(a_given, shape, "a", "b's shape")
+    if not scalar_a:
+        _broadcast(a_given, shape, "a", "b's shape")
     _broadcast(initial_given, line_shape, "initial", "the line shape")
     flags = reset_flags(reset, shape, along)
     if out is not None:
@@ -230,13 +243,14 @@ def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Union[Direct
     assert target is not None
     b_view = _operand(values, along, layout, compute, target)
     # (a and initial converted before they are broadcast: a scalar or a line's values are never expanded.)
-    a_view = None if coefficients is None else _operand(
-        np.broadcast_to(np.asarray(a_given, dtype=compute), shape), along, layout, compute, target, True)
-    reset_view = None if flags is None else _operand(np.broadcast_to(flags, shape), along, layout,
-                                                     np.dtype(bool), target, True)
+    a_view = None if scalar_a else _operand(np.asarray(a_given, dtype=compute), along, layout, compute,
+                                                        target, shape)
+    reset_view = None if flags is None else _operand(flags, along, layout, np.dtype(bool), target, shape)
     # initial as lines of one element: copied where it overlaps out, as it is read again at every segment.
-    initial_view = _operand(np.broadcast_to(np.asarray(initial_given, dtype=compute), line_shape)[
-        (slice(None),) * along + (np.newaxis,)], along, layout, compute, target, True)[:, 0, :]
+    states = np.asarray(initial_given, dtype=compute)
+    states = np.expand_dims(states.reshape((1,) * (len(line_shape) - states.ndim) + states.shape), along)
+    initial_view = _operand(states, along, layout, compute, target, line_shape[:along] + (1,) + line_shape[along:])
+    initial_view = initial_view[:, 0, :]
     _core.linear_recurrence(a_view, None if a_view is not None else compute.type(a_given), b_view, initial_view,
                             reset_view, target, reverse, bool(exclusive))
     return _delivered(result, direct, out, result_dtype)

@@ -254,12 +254,13 @@ void recur_chunks_in_parallel(const LinearRecurrenceDesc& desc, std::size_t thre
     }
 }
 
-// Whether every operand's `stride` (of RecurrenceStrides) is one element (a byte for the reset; `broadcast`: or 0
-// for a, initial and the reset).
+// Whether every operand's `stride` (of RecurrenceStrides, along an axis of `extent` elements) is one element (a byte
+// for the reset; `broadcast`: or 0 for a, initial and the reset), or the axis has one element.
 template <class T>
-bool laid_out(const LinearRecurrenceDesc& desc, std::ptrdiff_t RecurrenceStrides::*stride, bool broadcast) {
+bool laid_out(const LinearRecurrenceDesc& desc, std::ptrdiff_t RecurrenceStrides::*stride, std::ptrdiff_t extent,
+              bool broadcast) {
     const auto fits = [&](const void* data, const RecurrenceStrides& strides, std::ptrdiff_t size, bool may_broadcast) {
-        return data == nullptr || strides.*stride == size || (may_broadcast && strides.*stride == 0);
+        return data == nullptr || extent == 1 || strides.*stride == size || (may_broadcast && strides.*stride == 0);
     };
     const std::ptrdiff_t size = sizeof(T);
     return fits(desc.b, desc.b_strides, size, false) && fits(desc.out, desc.out_strides, size, false) &&
@@ -329,7 +330,7 @@ void recur_lines(const LinearRecurrenceDesc& desc) {
     const std::ptrdiff_t in_bytes = elements * std::ptrdiff_t(sizeof(T)) * (desc.a == nullptr ? 1 : 2);
     const std::size_t threads = detail::threads_for(in_bytes + elements * std::ptrdiff_t(sizeof(T)));
     const bool streams = streams_outputs<T>(desc.out, {desc.a, desc.b}, elements, in_bytes);
-    if (laid_out<T>(desc, &RecurrenceStrides::step, false)) {
+    if (laid_out<T>(desc, &RecurrenceStrides::step, desc.n, false)) {
         // The chunks' two passes read the operands twice: on two threads that cost more than the second thread saved
         // (benchmarks/README.md).
         if (std::ptrdiff_t(threads) <= lines || desc.n <= chunk || threads <= 2) {
@@ -346,7 +347,7 @@ void recur_lines(const LinearRecurrenceDesc& desc) {
         } else {
             recur_chunks_in_parallel<T>(desc, threads, streams);
         }
-    } else if (desc.columns > 1 && laid_out<T>(desc, &RecurrenceStrides::column, true)) {
+    } else if (desc.columns > 1 && laid_out<T>(desc, &RecurrenceStrides::column, desc.columns, true)) {
         recur_rows<T>(desc, threads, streams);
     } else {
         throw std::invalid_argument("a linear recurrence's operands are laid out neither as contiguous lines nor as "
@@ -364,7 +365,7 @@ void weighted_means(const WeightedMeanDesc& desc) {
     const auto* x = static_cast<const T*>(desc.x);
     auto* out = static_cast<T*>(desc.out);
     const std::ptrdiff_t size = sizeof(T);
-    if (desc.x_strides.step == size && desc.out_strides.step == size) {
+    if ((desc.x_strides.step == size && desc.out_strides.step == size) || desc.n == 1) {
         detail::parallel_ranges(desc.lines * desc.columns, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
             for (std::ptrdiff_t k = begin; k < end; ++k) {
                 const std::ptrdiff_t l = k / desc.columns, c = k % desc.columns;
