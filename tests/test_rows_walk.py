@@ -142,3 +142,33 @@ def test_out_given_allocates_no_full_size_array(family):
     finally:
         tracemalloc.stop()
     assert peak < x.nbytes // 8, f"{family}: {peak} bytes traced for an input of {x.nbytes}"
+
+
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
+def test_strided_lines_are_staged_with_the_bits_of_contiguous_ones(dtype):
+    """A view stepped by 2 (and reversed, by -3) along a line of several chunks (32768 elements), with an array a,
+    resets and out stepped as well: each chunk gathered and scattered by the core, no copy of the input made in
+    Python, and the bits of the contiguous copies' on 1 to 3 threads."""
+    import tracemalloc
+
+    rng = np.random.default_rng(seed_of("staged lines", dtype))
+    n = 3 * 32768 + 101
+    big = rng.uniform(-1.0, 1.0, 3 * n).astype(dtype)
+    coefficients = rng.uniform(0.5, 1.0, 2 * n).astype(dtype)
+    reset = rng.random(2 * n) < 1e-4
+    for step in (2, -3):
+        b, a, r = big[::step][:n], coefficients[::2][:n], reset[::2][:n]
+        want = simdscan.linear_recurrence(a.copy(), b.copy(), initial=0.5, reset=r.copy())
+        for threads in (1, 2, 3):
+            simdscan.set_num_threads(threads)
+            out = np.empty(2 * n, dtype)[::2]
+            tracemalloc.start()
+            try:
+                got = simdscan.linear_recurrence(a, b, initial=0.5, reset=r, out=out)
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+            assert got is out
+            assert_same_bits(got, want, f"{dtype} step {step} {threads} threads")
+            assert peak < b.nbytes // 8, f"{peak} bytes traced for a line of {b.nbytes}"

@@ -88,9 +88,13 @@ def _three_axes(x: np.ndarray, along: int, shape: Optional[tuple[int, ...]] = No
 _LINES, _ROWS = 1, 2
 
 
-def _fits(view: Optional[np.ndarray], layout: int, broadcast: bool = False) -> bool:
+def _fits(view: Optional[np.ndarray], layout: int, broadcast: bool = False, staged: bool = False) -> bool:
+    """Whether the core runs ``view`` in ``layout`` (``staged``: lines of any strides, which linear_recurrence's
+    chunks gather and scatter)."""
     if view is None:
         return False
+    if staged and layout == _LINES:
+        return True
     stride = view.strides[layout]
     return stride == view.itemsize or (broadcast and layout == _ROWS and stride == 0) or view.shape[layout] == 1
 
@@ -103,7 +107,7 @@ def _laid_out(x: np.ndarray, along: int, layout: int, dtype: np.dtype) -> np.nda
 
 
 def _operand(x: np.ndarray, along: int, layout: int, dtype: np.dtype, target: np.ndarray,
-             shape: Optional[tuple[int, ...]] = None) -> np.ndarray:
+             shape: Optional[tuple[int, ...]] = None, staged: bool = False) -> np.ndarray:
     """An operand as a (lines, n, columns) view that ``layout`` runs on (broadcast to ``shape`` where given: a, initial
     and reset, which may repeat a value along the columns), converted or copied only where it must be: of another
     dtype, laid out otherwise, or over the output other than as the very same view (in place, each element is read
@@ -113,20 +117,21 @@ def _operand(x: np.ndarray, along: int, layout: int, dtype: np.dtype, target: np
         same = (view.__array_interface__["data"] == target.__array_interface__["data"]
                 and view.strides == target.strides)
         view = view if same else None
-    if not _fits(view, layout, shape is not None):
+    if not _fits(view, layout, shape is not None, staged):
         full = x if shape is None else np.broadcast_to(x, shape)
         view = _three_axes(_laid_out(full, along, layout, dtype), along)
     assert view is not None
     return view
 
 
-def _placed(values: np.ndarray, along: int, out: Optional[np.ndarray]) -> tuple[int, np.ndarray, bool]:
+def _placed(values: np.ndarray, along: int, out: Optional[np.ndarray],
+            staged: bool = False) -> tuple[int, np.ndarray, bool]:
     """The layout the core runs ``values`` (of the computing dtype) in: each row of columns where its rows are
     contiguous (time along axis 0 of a (T, N) batch), else each line contiguous; the array it writes (``out`` where
     laid out so, else a new one) and whether that is ``out``."""
     view = _three_axes(values, along)
     layout = _ROWS if view is not None and view.shape[2] > 1 and _fits(view, _ROWS) else _LINES
-    direct = out is not None and out.dtype == values.dtype and _fits(_three_axes(out, along), layout)
+    direct = out is not None and out.dtype == values.dtype and _fits(_three_axes(out, along), layout, False, staged)
     if direct:
         return layout, out, True  # type: ignore[return-value]
     if layout == _ROWS:
@@ -238,14 +243,14 @@ def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Union[Direct
         return np.empty(shape, result_dtype) if out is None else out
 
     values = values if values.dtype == compute else values.astype(compute)
-    layout, result, direct = _placed(values, along, out)
+    layout, result, direct = _placed(values, along, out, staged=True)
     target = _three_axes(result, along)
     assert target is not None
-    b_view = _operand(values, along, layout, compute, target)
+    b_view = _operand(values, along, layout, compute, target, staged=True)
     # (a and initial converted before they are broadcast: a scalar or a line's values are never expanded.)
     a_view = None if scalar_a else _operand(np.asarray(a_given, dtype=compute), along, layout, compute,
-                                                        target, shape)
-    reset_view = None if flags is None else _operand(flags, along, layout, np.dtype(bool), target, shape)
+                                            target, shape, staged=True)
+    reset_view = None if flags is None else _operand(flags, along, layout, np.dtype(bool), target, shape, staged=True)
     # initial as lines of one element: copied where it overlaps out, as it is read again at every segment.
     states = np.asarray(initial_given, dtype=compute)
     states = np.expand_dims(states.reshape((1,) * (len(line_shape) - states.ndim) + states.shape), along)

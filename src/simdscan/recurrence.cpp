@@ -8,6 +8,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <limits>
 #include <stdexcept>
@@ -127,13 +128,57 @@ P* element_at(P* p, const RecurrenceStrides& strides, std::ptrdiff_t l, std::ptr
     return reinterpret_cast<P*>(reinterpret_cast<Byte*>(p) + l * strides.line + i * strides.step + c * strides.column);
 }
 
+// Whether every operand's `stride` (of RecurrenceStrides, along an axis of `extent` elements) is one element (a byte
+// for the reset; `broadcast`: or 0 for a, initial and the reset), or the axis has one element.
+template <class T>
+bool laid_out(const LinearRecurrenceDesc& desc, std::ptrdiff_t RecurrenceStrides::*stride, std::ptrdiff_t extent,
+              bool broadcast) {
+    const auto fits = [&](const void* data, const RecurrenceStrides& strides, std::ptrdiff_t size, bool may_broadcast) {
+        return data == nullptr || extent == 1 || strides.*stride == size || (may_broadcast && strides.*stride == 0);
+    };
+    const std::ptrdiff_t size = sizeof(T);
+    return fits(desc.b, desc.b_strides, size, false) && fits(desc.out, desc.out_strides, size, false) &&
+           fits(desc.a, desc.a_strides, size, broadcast) && fits(desc.reset, desc.reset_strides, 1, broadcast) &&
+           (!broadcast || fits(desc.initial, desc.initial_strides, size, true));
+}
+
+// Elements gathered from strided operands into contiguous ones and scattered back (Line's staged chunks).
+template <class T>
+void gather(const T* from, std::ptrdiff_t step, T* to, std::ptrdiff_t n) {
+    for (std::ptrdiff_t i = 0; i < n; ++i) {
+        std::memcpy(to + i, reinterpret_cast<const char*>(from) + i * step, sizeof(T));
+    }
+}
+template <class T>
+void scatter(const T* from, T* to, std::ptrdiff_t step, std::ptrdiff_t n) {
+    for (std::ptrdiff_t i = 0; i < n; ++i) {
+        std::memcpy(reinterpret_cast<char*>(to) + i * step, from + i, sizeof(T));
+    }
+}
+
+// A thread's staging buffers: a chunk of b (then of the outputs), of a and of the reset flags.
+template <class T>
+struct ChunkBuffers {
+    std::vector<T> values, coefficients;
+    std::vector<std::uint8_t> flags;
+
+    static ChunkBuffers& of_this_thread() {
+        thread_local ChunkBuffers buffers;
+        buffers.values.resize(chunk), buffers.coefficients.resize(chunk), buffers.flags.resize(chunk);
+        return buffers;
+    }
+};
+
 template <class T>
 class Line {
 public:
-    // Line k of the desc's lines x columns, each contiguous.
+    // Line k of the desc's lines x columns: its chunks run on the arrays where every operand's elements are
+    // contiguous, else staged (gathered into contiguous buffers, the same kernel run there, the outputs scattered
+    // back: the same bits).
     Line(const LinearRecurrenceDesc& desc, std::ptrdiff_t k, bool streams)
         : desc_(desc), l_(k / desc.columns), c_(k % desc.columns),
-          kernel_(detail::active_kernels().recurrence.get<T>().span[reverse()]), streams_(streams) {}
+          kernel_(detail::active_kernels().recurrence.get<T>().span[reverse()]), streams_(streams),
+          staged_(!laid_out<T>(desc, &RecurrenceStrides::step, desc.n, false)) {}
 
     std::ptrdiff_t chunks() const { return (desc_.n + chunk - 1) / chunk; }
 
@@ -147,16 +192,36 @@ public:
         // Decreasing, element i begins a segment where i + 1 does in index order (the walk meets each segment's last
         // element first); the line's last element reads no flag.
         const std::ptrdiff_t shift = reverse() ? 1 : 0;
-        const detail::RecurrenceSpan<T> span{
+        const std::ptrdiff_t readable = std::min(count, n - shift - first);
+        detail::RecurrenceSpan<T> span{
             a == nullptr ? nullptr : element_at(a, desc_.a_strides, l_, c_, first),
             a == nullptr ? *static_cast<const T*>(desc_.a_value) : T(),
             element_at(static_cast<const T*>(desc_.b), desc_.b_strides, l_, c_, first),
             element_at(static_cast<T*>(desc_.out), desc_.out_strides, l_, c_, first),
             count,
-            reset == nullptr ? nullptr : element_at(reset, desc_.reset_strides, l_, c_, first + shift),
-            std::min(count, n - shift - first),
+            reset == nullptr || readable <= 0 ? nullptr : element_at(reset, desc_.reset_strides, l_, c_, first + shift),
+            readable,
             initial()};
-        return kernel_(span, state, detail::RecurrenceModes{writes, desc_.exclusive, streams_});
+        if (!staged_) {
+            return kernel_(span, state, detail::RecurrenceModes{writes, desc_.exclusive, streams_});
+        }
+        auto& buffers = ChunkBuffers<T>::of_this_thread();
+        gather(span.b, desc_.b_strides.step, buffers.values.data(), count);
+        if (span.a != nullptr) {
+            gather(span.a, desc_.a_strides.step, buffers.coefficients.data(), count);
+            span.a = buffers.coefficients.data();
+        }
+        if (span.starts != nullptr) {
+            gather(span.starts, desc_.reset_strides.step, buffers.flags.data(), readable);
+            span.starts = buffers.flags.data();
+        }
+        T* out = span.out;
+        span.b = span.out = buffers.values.data();
+        const auto pair = kernel_(span, state, detail::RecurrenceModes{writes, desc_.exclusive, false});
+        if (writes) {
+            scatter(buffers.values.data(), out, desc_.out_strides.step, count);
+        }
+        return pair;
     }
 
     T initial() const { return *element_at(static_cast<const T*>(desc_.initial), desc_.initial_strides, l_, c_, 0); }
@@ -169,6 +234,7 @@ private:
     std::ptrdiff_t c_;
     typename detail::RecurrenceKernels<T>::span_fn kernel_;
     bool streams_;
+    bool staged_;
 };
 
 // Whether a job's outputs (`elements` of T at out, the job reading in_bytes) go past the caches: large, not over an
@@ -254,20 +320,6 @@ void recur_chunks_in_parallel(const LinearRecurrenceDesc& desc, std::size_t thre
     }
 }
 
-// Whether every operand's `stride` (of RecurrenceStrides, along an axis of `extent` elements) is one element (a byte
-// for the reset; `broadcast`: or 0 for a, initial and the reset), or the axis has one element.
-template <class T>
-bool laid_out(const LinearRecurrenceDesc& desc, std::ptrdiff_t RecurrenceStrides::*stride, std::ptrdiff_t extent,
-              bool broadcast) {
-    const auto fits = [&](const void* data, const RecurrenceStrides& strides, std::ptrdiff_t size, bool may_broadcast) {
-        return data == nullptr || extent == 1 || strides.*stride == size || (may_broadcast && strides.*stride == 0);
-    };
-    const std::ptrdiff_t size = sizeof(T);
-    return fits(desc.b, desc.b_strides, size, false) && fits(desc.out, desc.out_strides, size, false) &&
-           fits(desc.a, desc.a_strides, size, broadcast) && fits(desc.reset, desc.reset_strides, 1, broadcast) &&
-           (!broadcast || fits(desc.initial, desc.initial_strides, size, true));
-}
-
 // Tiles of a row of columns: wide (16 KiB of each state: whole rows read as one stream beat narrower tiles whose states
 // all stayed in L1), but at least one per thread where the lines are fewer, each a few cache lines wide.
 template <class T>
@@ -330,7 +382,9 @@ void recur_lines(const LinearRecurrenceDesc& desc) {
     const std::ptrdiff_t in_bytes = elements * std::ptrdiff_t(sizeof(T)) * (desc.a == nullptr ? 1 : 2);
     const std::size_t threads = detail::threads_for(in_bytes + elements * std::ptrdiff_t(sizeof(T)));
     const bool streams = streams_outputs<T>(desc.out, {desc.a, desc.b}, elements, in_bytes);
-    if (laid_out<T>(desc, &RecurrenceStrides::step, desc.n, false)) {
+    const bool rows = desc.columns > 1 && !laid_out<T>(desc, &RecurrenceStrides::step, desc.n, false) &&
+                      laid_out<T>(desc, &RecurrenceStrides::column, desc.columns, true);
+    if (!rows) {
         // The chunks' two passes read the operands twice: on two threads that cost more than the second thread saved
         // (benchmarks/README.md).
         if (std::ptrdiff_t(threads) <= lines || desc.n <= chunk || threads <= 2) {
@@ -347,11 +401,8 @@ void recur_lines(const LinearRecurrenceDesc& desc) {
         } else {
             recur_chunks_in_parallel<T>(desc, threads, streams);
         }
-    } else if (desc.columns > 1 && laid_out<T>(desc, &RecurrenceStrides::column, desc.columns, true)) {
-        recur_rows<T>(desc, threads, streams);
     } else {
-        throw std::invalid_argument("a linear recurrence's operands are laid out neither as contiguous lines nor as "
-                                    "contiguous rows of columns");
+        recur_rows<T>(desc, threads, streams);
     }
     detail::order_streamed_stores();  // what this thread streamed (the pool's threads order their own)
 }

@@ -118,9 +118,10 @@ struct RecurrenceStrides {
     std::ptrdiff_t step = 0;
     std::ptrdiff_t column = 0;
 };
-// Two layouts run: each line contiguous (every step one element, the reset's one byte), or, with columns > 1, each
-// row of columns contiguous (every column stride one element, a's, initial's and reset's also 0: the same for every
-// column), walked a row after another; any other throws std::invalid_argument (the bindings lay operands out so).
+// Lines run on the arrays where each is contiguous (every step one element, the reset's one byte); with columns > 1
+// and each row of columns contiguous (every column stride one element, a's, initial's and reset's also 0: the same
+// for every column), walked a row after another; any other layout line by line, each chunk of a line gathered into
+// contiguous buffers and its outputs scattered back (the bits of contiguous lines).
 struct LinearRecurrenceDesc {
     DataType data_type = DataType::float64;  // float32, float64, complex64 or complex128, native: every operand's
     std::ptrdiff_t lines = 0;
@@ -143,7 +144,7 @@ struct LinearRecurrenceDesc {
     bool exclusive = false;  // each output the state before its element (the line's initial state first)
 };
 // The same bits for any thread count and address of out; along the rows of columns, each column's those of its
-// recurrence walked element by element. Throws std::invalid_argument for another data type or layout.
+// recurrence walked element by element. Throws std::invalid_argument for another data type.
 void linear_recurrence(const LinearRecurrenceDesc& desc);
 
 // Beyond DirectML: pandas' exponentially weighted mean (ewm(...).mean()) along an axis of n float32 or float64
