@@ -208,6 +208,18 @@ def walks_rows(b, axis, dtype):
     return before is not None and after is not None and after[0] > 1 and after[1] == x.itemsize
 
 
+def as_walked_by(values, b, axis, dtype):
+    """A C-contiguous copy of ``values`` that linear_recurrence walks as it walks ``b`` (``walks_rows``): its rows of
+    columns, or its lines laid out contiguous; None passes through."""
+    if values is None or np.ndim(values) == 0:
+        return values
+    values = np.asarray(values)
+    values = np.array(values, values.dtype.newbyteorder("="))
+    if walks_rows(b, axis, dtype) or values.ndim == 1:
+        return values
+    return np.moveaxis(np.ascontiguousarray(np.moveaxis(values, axis, -1)), -1, axis)
+
+
 def lfilter_recurrence(a, b, decreasing=False, initial=None):
     """The same y for a scalar ``a`` and a 2-D ``b`` along its last axis (no reset, inclusive), by
     scipy.signal.lfilter([1], [1, -a], ...) in np.longdouble (np.clongdouble where complex): an independent

@@ -36,6 +36,7 @@ from recurrence_reference import (
     result_dtype,
     segment_starts,
     terms,
+    as_walked_by,
     walked,
     walks_rows,
 )
@@ -864,7 +865,7 @@ def test_out_of_any_layout(dtype):
 @pytest.mark.parametrize("layout", IN_PLACE_LAYOUTS)
 def test_in_place(layout, dtype):
     """out=b, and out=a (a full array of the result dtype), in any writable layout, along every axis: the bits of
-    the result into a fresh array."""
+    the result into a fresh array of copies walked the same way (the README's rule)."""
     rng = np.random.default_rng(seed_of("in place", layout, dtype))
     b0, a0 = terms(rng, (6, 50), dtype), coefficients(rng, (6, 50), dtype)
     r = resets(rng, b0.shape, 0.1)
@@ -872,8 +873,9 @@ def test_in_place(layout, dtype):
         initial = terms(rng, line_shape(b0.shape, axis), dtype)
         for decreasing, exclusive in VARIANTS:
             where = f"{layout} {dtype} axis={axis} {variant_name(decreasing, exclusive)}"
-            want = lr(a0, b0, axis, decreasing, exclusive, initial=initial, reset=r)
             b, a = apply_layout(b0, layout), apply_layout(a0, layout)
+            want = lr(as_walked_by(a0, b, axis, dtype), as_walked_by(b0, b, axis, dtype), axis, decreasing,
+                      exclusive, initial=initial, reset=r)
             assert lr(a, b, axis, decreasing, exclusive, initial=initial, reset=r, out=b) is b
             assert_same_bits(b, want, "out=b " + where)
             assert_same_bits(a, a0, "a, beside out=b " + where)
@@ -1299,7 +1301,8 @@ def test_returns_never_leak_across_episodes(dtype):
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_discounted_cumsum_layouts_out_and_in_place(layout):
-    """x, gamma and reset in any layout: the bits of C copies; out of any layout; in place, out=x."""
+    """x, gamma and reset in any layout: the bits of copies walked the same way (the README's rule); out of any
+    layout; in place, out=x."""
     rng = np.random.default_rng(seed_of("discounted layouts", layout))
     x0 = terms(rng, (9, 41), np.float32)
     g0 = coefficients(rng, (9, 41), np.float32, 0.5, 1.0)
@@ -1307,7 +1310,8 @@ def test_discounted_cumsum_layouts_out_and_in_place(layout):
     x, g, r = (apply_layout(v, layout) for v in (x0, g0, r0))
     for axis in (0, 1):
         for gamma_c, gamma in ((np.array(g), g), (0.97, 0.97)):
-            want = simdscan.discounted_cumsum(np.array(x, dtype=np.float32), gamma_c, axis, reset=np.array(r))
+            want = simdscan.discounted_cumsum(as_walked_by(x, x, axis, x.dtype), as_walked_by(gamma_c, x, axis, x.dtype),
+                                              axis, reset=np.array(r))
             assert_same_bits(simdscan.discounted_cumsum(x, gamma, axis, reset=r), want, f"{layout} axis={axis}")
             for name, out in scattered_outs(x0.shape, np.float32).items():
                 assert simdscan.discounted_cumsum(x, gamma, axis, reset=r, out=out) is out

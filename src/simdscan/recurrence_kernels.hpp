@@ -238,50 +238,122 @@ inline bool any_flag(const std::uint8_t* flags, std::ptrdiff_t n) {
     return any != 0;
 }
 
-// RecurrenceKernels::rows: each row's columns a vector at a time.
+// Rows a band of RecurrenceRows walks with its columns' states in registers: stored once a band, not once a row.
+constexpr std::ptrdiff_t recurrence_band_rows = 8;
+
+// Row r of a RecurrenceRows operand (r * step bytes from its first walked row).
+template <class P>
+P* row_of(P* p, std::ptrdiff_t step, std::ptrdiff_t r) {
+    using Byte = std::conditional_t<std::is_const<P>::value, const char, char>;
+    return reinterpret_cast<P*>(reinterpret_cast<Byte*>(p) + r * step);
+}
+
+// Columns [j, j + K vectors) of rows [r0, r1): K independent chains (a multiply and an add each, the loads and stores
+// of a row's K vectors between them), the states loaded before the band and stored after it; a row where one of the
+// columns begins a segment hands the states through memory to restart_columns. (`rows` by value: read through a
+// reference, its fields would be loaded again after every store, which may alias them.)
+template <class B, std::ptrdiff_t K, bool Exclusive, class T>
+SIMDSCAN_ALWAYS_INLINE void recur_band(const RecurrenceRows<T> rows, std::ptrdiff_t j, std::ptrdiff_t r0,
+                                       std::ptrdiff_t r1, bool streamed) {
+    constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+    B y[K];
+    for (std::ptrdiff_t k = 0; k < K; ++k) {
+        y[k] = B::load_unaligned(rows.states + j + k * lanes);
+    }
+    const bool a_lanes_given = rows.a != nullptr && !rows.a_every_column;
+    const T* a = rows.a == nullptr ? nullptr : row_of(rows.a, rows.a_step, r0) + (a_lanes_given ? j : 0);
+    const T* b = row_of(rows.b, rows.b_step, r0) + j;
+    T* out = row_of(rows.out, rows.out_step, r0) + j;
+    for (std::ptrdiff_t r = r0; r < r1; ++r) {
+        if (r > 0 && rows.starts != nullptr) {
+            const std::uint8_t* flags = row_of(rows.starts, rows.starts_step, r - 1);
+            if (rows.starts_every_column ? *flags != 0 : any_flag(flags + j, K * lanes)) {
+                for (std::ptrdiff_t k = 0; k < K; ++k) {
+                    y[k].store_unaligned(rows.states + j + k * lanes);
+                }
+                restart_columns(rows.starts_every_column ? flags : flags + j, rows.starts_every_column,
+                                rows.initial + j, rows.states + j, K * lanes);
+                for (std::ptrdiff_t k = 0; k < K; ++k) {
+                    y[k] = B::load_unaligned(rows.states + j + k * lanes);
+                }
+            }
+        }
+        const B row_a(a == nullptr ? rows.a_value : *a);
+        for (std::ptrdiff_t k = 0; k < K; ++k) {
+            const B next = (a_lanes_given ? B::load_unaligned(a + k * lanes) : row_a) * y[k] +
+                           B::load_unaligned(b + k * lanes);
+            store_or_stream(out + k * lanes, Exclusive ? y[k] : next, streamed);
+            y[k] = next;
+        }
+        a = a == nullptr ? nullptr : row_of(a, rows.a_step, 1);
+        b = row_of(b, rows.b_step, 1);
+        out = row_of(out, rows.out_step, 1);
+    }
+    for (std::ptrdiff_t k = 0; k < K; ++k) {
+        y[k].store_unaligned(rows.states + j + k * lanes);
+    }
+}
+
+// RecurrenceKernels::rows: bands of rows, each walked four vectors of columns at a time (then one), the columns
+// before the first vector that out's rows align for streaming and after the last one by one.
 template <class A, class T>
 SIMDSCAN_FLATTEN void recur_rows(const RecurrenceRows<T>& given, bool exclusive, bool streams) {
     const RecurrenceRows<T> rows = given;  // (a copy: the stores may alias the caller's struct)
-    const auto at = [](auto* p, std::ptrdiff_t step, std::ptrdiff_t r) {
-        using P = decltype(p);
-        using Byte = std::conditional_t<std::is_const<std::remove_pointer_t<P>>::value, const char, char>;
-        return reinterpret_cast<P>(reinterpret_cast<Byte*>(p) + r * step);
-    };
-    for (std::ptrdiff_t r = 0; r < rows.rows; ++r) {
-        if (r > 0 && rows.starts != nullptr) {
-            restart_columns(rows.starts + (r - 1) * rows.starts_step, rows.starts_every_column, rows.initial,
-                            rows.states, rows.w);
-        }
-        const T* a_row = rows.a == nullptr ? nullptr : at(rows.a, rows.a_step, r);
-        const T a_value = rows.a_every_column ? *a_row : rows.a_value;
-        const T* a = rows.a_every_column ? nullptr : a_row;
-        const T* b = at(rows.b, rows.b_step, r);
-        T* out = at(rows.out, rows.out_step, r);
-        T* states = rows.states;
-        const auto element = [&](std::ptrdiff_t j) {
-            const T before = states[j];
-            const T next = (a == nullptr ? a_value : a[j]) * before + b[j];
-            states[j] = next;
-            out[j] = exclusive ? before : next;
-        };
+    std::ptrdiff_t head = 0, whole = 0;
+    bool streamed = false;
+    if constexpr (is_vectorized<A, T>()) {
+        using B = xsimd::batch<T, A>;
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+        // Streaming stores need every row's vectors aligned: rows a whole number of vectors apart.
+        streamed = streams && streams_vectors<B, T>() && rows.out_step % std::ptrdiff_t(lanes * sizeof(T)) == 0;
+        head = streamed ? aligning_head<B, false>(rows.out, rows.w) : 0;
+        whole = head + (rows.w - head) / lanes * lanes;
+    }
+    for (std::ptrdiff_t r0 = 0; r0 < rows.rows; r0 += recurrence_band_rows) {
+        const std::ptrdiff_t r1 = std::min(rows.rows, r0 + recurrence_band_rows);
         if constexpr (is_vectorized<A, T>()) {
             using B = xsimd::batch<T, A>;
-            const bool streamed = streams && streams_vectors<B, T>();
-            const B a_lanes(a_value);
-            walk_row<std::ptrdiff_t(B::size), false>(
-                rows.w, streamed ? aligning_head<B, false>(out, rows.w) : 0,
-                [&](std::ptrdiff_t j) {
-                    const B before = B::load_unaligned(states + j);
-                    const B next = (a == nullptr ? a_lanes : B::load_unaligned(a + j)) * before +
-                                   B::load_unaligned(b + j);
-                    next.store_unaligned(states + j);
-                    store_or_stream(out + j, exclusive ? before : next, streamed);
-                },
-                element);
-        } else {
-            for (std::ptrdiff_t j = 0; j < rows.w; ++j) {
-                element(j);
+            constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+            // Each mode's loop compiled on its own, not tested in it.
+            const auto walk = [&](auto exclusive_rows) {
+                constexpr bool Exclusive = decltype(exclusive_rows)::value;
+                std::ptrdiff_t j = head;
+                for (; j + 4 * lanes <= whole; j += 4 * lanes) {
+                    recur_band<B, 4, Exclusive>(rows, j, r0, r1, streamed);
+                }
+                for (; j < whole; j += lanes) {
+                    recur_band<B, 1, Exclusive>(rows, j, r0, r1, streamed);
+                }
+            };
+            if (exclusive) {
+                walk(std::true_type{});
+            } else {
+                walk(std::false_type{});
             }
+        }
+        // The columns left (every one without vectors), each on its own: the same arithmetic, so the same bits.
+        const auto column = [&](std::ptrdiff_t j) {
+            T y = rows.states[j];
+            for (std::ptrdiff_t r = r0; r < r1; ++r) {
+                if (r > 0 && rows.starts != nullptr) {
+                    const std::uint8_t* flags = row_of(rows.starts, rows.starts_step, r - 1);
+                    if (flags[rows.starts_every_column ? 0 : j] != 0) {
+                        y = rows.initial[j];
+                    }
+                }
+                const T* a = rows.a == nullptr ? nullptr : row_of(rows.a, rows.a_step, r);
+                const T next = (a == nullptr ? rows.a_value : a[rows.a_every_column ? 0 : j]) * y +
+                               row_of(rows.b, rows.b_step, r)[j];
+                row_of(rows.out, rows.out_step, r)[j] = exclusive ? y : next;
+                y = next;
+            }
+            rows.states[j] = y;
+        };
+        for (std::ptrdiff_t j = 0; j < head; ++j) {
+            column(j);
+        }
+        for (std::ptrdiff_t j = whole; j < rows.w; ++j) {
+            column(j);
         }
     }
 }
