@@ -115,13 +115,15 @@ def test_a_column_has_the_same_bits_at_any_width_place_thread_count_and_out(fami
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("adjust", [True, False])
 @pytest.mark.parametrize("ignore_na", [False, True])
-def test_ewm_mean_along_the_rows_matches_pandas(dtype, adjust, ignore_na):
-    """A (T, N) frame with NaN gaps and runs, along axis 0: pandas' DataFrame.ewm(...).mean(), column by column."""
+@pytest.mark.parametrize("halflife", [7.0, 1.0])
+def test_ewm_mean_along_the_rows_matches_pandas(dtype, adjust, ignore_na, halflife):
+    """A (T, N) frame with NaN gaps and runs, along axis 0: pandas' DataFrame.ewm(...).mean(), column by column
+    (halflife 1: a run of 70 NaN leaves a column's weights few, mid-band)."""
     rng = np.random.default_rng(seed_of("rows ewm", dtype, adjust, ignore_na))
     x = with_gaps(rng, rng.uniform(0.1, 2.0, (ROWS, 45)).astype(dtype))
     x[:10, 3] = np.nan  # a column whose first values are missing
-    got = simdscan.ewm_mean(x, 0, halflife=7.0, adjust=adjust, ignore_na=ignore_na)
-    want = pandas_ewm_mean(x, 0, halflife=7.0, adjust=adjust, ignore_na=ignore_na)
+    got = simdscan.ewm_mean(x, 0, halflife=halflife, adjust=adjust, ignore_na=ignore_na)
+    want = pandas_ewm_mean(x, 0, halflife=halflife, adjust=adjust, ignore_na=ignore_na)
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_allclose(got, want, rtol=1e-12 if dtype == "float64" else 1e-5, equal_nan=True)
 

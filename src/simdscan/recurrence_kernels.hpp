@@ -430,52 +430,105 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
     weighted_mean_elements(x, out, done, n - done, decay, ignore_na, at);
 }
 
-// RecurrenceKernels::weighted_mean_rows: a row's columns a vector at a time while their weights are many, else (a
-// column whose weights are or become few: the first values, long runs of NaN) the vector's columns one at a time.
+// The walk of WeightedMeanRows (as recur_rows'): bands of rows, each walked two vectors of columns at a time (then
+// one) by block(K vectors, j, r0, r1, streamed), which keeps the columns' states in registers through the band and
+// returns the row from which they go one element at a time (r1 where none did: a column whose weights are or become
+// few); element(r, j) steps column j at row r from the state arrays, and walks the columns no vector covers.
+template <class A, class T, class Block, class Element>
+SIMDSCAN_ALWAYS_INLINE void walk_mean_bands(const WeightedMeanRows<T>& rows, bool streams, Block&& block,
+                                            Element&& element) {
+    std::ptrdiff_t head = 0, whole = 0;
+    bool streamed = false;
+    if constexpr (is_vectorized<A, T>()) {
+        using B = xsimd::batch<T, A>;
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+        streamed = streams && streams_vectors<B, T>() && rows.out_step % std::ptrdiff_t(lanes * sizeof(T)) == 0;
+        head = streamed ? aligning_head<B, false>(rows.out, rows.w) : 0;
+        whole = head + (rows.w - head) / lanes * lanes;
+    }
+    const auto columns = [&](std::ptrdiff_t from, std::ptrdiff_t to, std::ptrdiff_t r, std::ptrdiff_t r1) {
+        for (; r < r1; ++r) {
+            for (std::ptrdiff_t j = from; j < to; ++j) {
+                element(r, j);
+            }
+        }
+    };
+    for (std::ptrdiff_t r0 = 0; r0 < rows.rows; r0 += recurrence_band_rows) {
+        const std::ptrdiff_t r1 = std::min(rows.rows, r0 + recurrence_band_rows);
+        if constexpr (is_vectorized<A, T>()) {
+            constexpr std::ptrdiff_t lanes = std::ptrdiff_t(xsimd::batch<T, A>::size);
+            std::ptrdiff_t j = head;
+            for (; j + 2 * lanes <= whole; j += 2 * lanes) {
+                columns(j, j + 2 * lanes, block(std::integral_constant<std::ptrdiff_t, 2>{}, j, r0, r1, streamed), r1);
+            }
+            for (; j < whole; j += lanes) {
+                columns(j, j + lanes, block(std::integral_constant<std::ptrdiff_t, 1>{}, j, r0, r1, streamed), r1);
+            }
+        }
+        columns(0, head, r0, r1);
+        columns(whole, rows.w, r0, r1);
+    }
+}
+
+// RecurrenceKernels::weighted_mean_rows: the sums of each block's columns in registers while their weights are many.
 template <class A, class T>
 SIMDSCAN_FLATTEN void weighted_mean_rows(const WeightedMeanRows<T>& given, T decay, bool ignore_na, bool streams) {
     const WeightedMeanRows<T> rows = given;  // (a copy: the stores may alias the caller's struct)
-    for (std::ptrdiff_t r = 0; r < rows.rows; ++r) {
-        const T* x = reinterpret_cast<const T*>(reinterpret_cast<const char*>(rows.x) + r * rows.x_step);
-        T* out = reinterpret_cast<T*>(reinterpret_cast<char*>(rows.out) + r * rows.out_step);
-        const auto element = [&](std::ptrdiff_t j) {
-            WeightedMeanState<T> at;
-            at.totals = rows.totals[j], at.weights = rows.weights[j], at.few = rows.few[j] != 0;
-            at.mean = rows.means[j];
-            weighted_mean_elements(x + j, out + j, 0, 1, decay, ignore_na, at);
-            rows.totals[j] = at.totals, rows.weights[j] = at.weights, rows.few[j] = at.few ? 1 : 0;
-            rows.means[j] = at.mean;
-        };
+    const auto element = [&](std::ptrdiff_t r, std::ptrdiff_t j) {
+        WeightedMeanState<T> at;
+        at.totals = rows.totals[j], at.weights = rows.weights[j], at.few = rows.few[j] != 0;
+        at.mean = rows.means[j];
+        weighted_mean_elements(row_of(rows.x, rows.x_step, r) + j, row_of(rows.out, rows.out_step, r) + j, 0, 1, decay,
+                               ignore_na, at);
+        rows.totals[j] = at.totals, rows.weights[j] = at.weights, rows.few[j] = at.few ? 1 : 0;
+        rows.means[j] = at.mean;
+    };
+    const auto block = [&](auto vectors, std::ptrdiff_t j, std::ptrdiff_t r0, std::ptrdiff_t r1, bool streamed) {
         if constexpr (is_vectorized<A, T>()) {
             using B = xsimd::batch<T, A>;
-            constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-            const bool streamed = streams && streams_vectors<B, T>();
-            const B zero(T(0)), one(T(1)), aged_by(decay), few_weights(WeightedMeanState<T>::few_weights);
-            walk_row<lanes, false>(
-                rows.w, streamed ? aligning_head<B, false>(out, rows.w) : 0,
-                [&](std::ptrdiff_t j) {
-                    const B values = B::load_unaligned(x + j);  // before out is written: out may be x
-                    const auto seen = (values - values) == zero;  // numbers: NaN and +-inf are missing
-                    const B age = ignore_na ? xsimd::select(seen, aged_by, one) : aged_by;
-                    const B weights = age * B::load_unaligned(rows.weights + j) + xsimd::select(seen, one, zero);
-                    if (any_flag(rows.few + j, lanes) || xsimd::any(weights < few_weights)) {
-                        for (std::ptrdiff_t k = 0; k < lanes; ++k) {
-                            element(j + k);
-                        }
-                        return;
-                    }
-                    const B totals = age * B::load_unaligned(rows.totals + j) + xsimd::select(seen, values, zero);
-                    totals.store_unaligned(rows.totals + j);
-                    weights.store_unaligned(rows.weights + j);
-                    store_or_stream(out + j, totals / weights, streamed);
-                },
-                element);
-        } else {
-            for (std::ptrdiff_t j = 0; j < rows.w; ++j) {
-                element(j);
+            constexpr std::ptrdiff_t K = decltype(vectors)::value, lanes = std::ptrdiff_t(B::size);
+            if (any_flag(rows.few + j, K * lanes)) {
+                return r0;
             }
+            const B zero(T(0)), one(T(1)), aged_by(decay), few_weights(WeightedMeanState<T>::few_weights);
+            B totals[K], weights[K];
+            for (std::ptrdiff_t k = 0; k < K; ++k) {
+                totals[k] = B::load_unaligned(rows.totals + j + k * lanes);
+                weights[k] = B::load_unaligned(rows.weights + j + k * lanes);
+            }
+            std::ptrdiff_t r = r0;
+            for (; r < r1; ++r) {
+                const T* x = row_of(rows.x, rows.x_step, r) + j;
+                T* out = row_of(rows.out, rows.out_step, r) + j;
+                B values[K], ages[K], aged[K];
+                bool few = false;
+                for (std::ptrdiff_t k = 0; k < K; ++k) {
+                    values[k] = B::load_unaligned(x + k * lanes);  // before out is written: out may be x
+                    const auto seen = (values[k] - values[k]) == zero;  // numbers: NaN and +-inf are missing
+                    ages[k] = ignore_na ? xsimd::select(seen, aged_by, one) : aged_by;
+                    aged[k] = ages[k] * weights[k] + xsimd::select(seen, one, zero);
+                    values[k] = xsimd::select(seen, values[k], zero);
+                    few = few || xsimd::any(aged[k] < few_weights);
+                }
+                if (few) {
+                    break;  // this row and the rest of the band one element at a time, from the states stored
+                }
+                for (std::ptrdiff_t k = 0; k < K; ++k) {
+                    totals[k] = ages[k] * totals[k] + values[k];
+                    weights[k] = aged[k];
+                    store_or_stream(out + k * lanes, totals[k] / weights[k], streamed);
+                }
+            }
+            for (std::ptrdiff_t k = 0; k < K; ++k) {
+                totals[k].store_unaligned(rows.totals + j + k * lanes);
+                weights[k].store_unaligned(rows.weights + j + k * lanes);
+            }
+            return r;
+        } else {
+            return r0;
         }
-    }
+    };
+    walk_mean_bands<A, T>(rows, streams, block, element);
 }
 
 // RecurrenceKernels::recursive_mean: where a vector's values are all numbers after the line's first, the mean's steps
@@ -536,52 +589,54 @@ SIMDSCAN_FLATTEN void recursive_mean(const T* x, T* out, std::ptrdiff_t n, T dec
     recursive_mean_elements(x, out, done, n - done, decay, alpha, ignore_na, at);
 }
 
-// RecurrenceKernels::recursive_mean_rows: a row's columns a vector at a time, the columns before their first value
-// one at a time.
+// RecurrenceKernels::recursive_mean_rows: each block's means and kept weights in registers once every column of it
+// has its first value.
 template <class A, class T>
 SIMDSCAN_FLATTEN void recursive_mean_rows(const WeightedMeanRows<T>& given, T decay, T alpha, bool ignore_na,
                                           bool streams) {
     const WeightedMeanRows<T> rows = given;  // (a copy: the stores may alias the caller's struct)
-    for (std::ptrdiff_t r = 0; r < rows.rows; ++r) {
-        const T* x = reinterpret_cast<const T*>(reinterpret_cast<const char*>(rows.x) + r * rows.x_step);
-        T* out = reinterpret_cast<T*>(reinterpret_cast<char*>(rows.out) + r * rows.out_step);
-        const auto element = [&](std::ptrdiff_t j) {
-            RecursiveMeanState<T> at{rows.means[j], rows.weights[j], rows.few[j] == 0};
-            recursive_mean_elements(x + j, out + j, 0, 1, decay, alpha, ignore_na, at);
-            rows.means[j] = at.mean, rows.weights[j] = at.kept, rows.few[j] = at.seen ? 0 : 1;
-        };
+    const auto element = [&](std::ptrdiff_t r, std::ptrdiff_t j) {
+        RecursiveMeanState<T> at{rows.means[j], rows.weights[j], rows.few[j] == 0};
+        recursive_mean_elements(row_of(rows.x, rows.x_step, r) + j, row_of(rows.out, rows.out_step, r) + j, 0, 1,
+                                decay, alpha, ignore_na, at);
+        rows.means[j] = at.mean, rows.weights[j] = at.kept, rows.few[j] = at.seen ? 0 : 1;
+    };
+    const auto block = [&](auto vectors, std::ptrdiff_t j, std::ptrdiff_t r0, std::ptrdiff_t r1, bool streamed) {
         if constexpr (is_vectorized<A, T>()) {
             using B = xsimd::batch<T, A>;
-            constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-            const bool streamed = streams && streams_vectors<B, T>();
-            const B zero(T(0)), one(T(1)), decays(decay), alphas(alpha);
-            walk_row<lanes, false>(
-                rows.w, streamed ? aligning_head<B, false>(out, rows.w) : 0,
-                [&](std::ptrdiff_t j) {
-                    if (any_flag(rows.few + j, lanes)) {
-                        for (std::ptrdiff_t k = 0; k < lanes; ++k) {
-                            element(j + k);
-                        }
-                        return;
-                    }
-                    const B values = B::load_unaligned(x + j);  // before out is written: out may be x
-                    const auto seen = (values - values) == zero;  // numbers: NaN and +-inf are missing
-                    const B before = B::load_unaligned(rows.weights + j);
-                    const B kept = ignore_na ? xsimd::select(seen, before * decays, before) : before * decays;
-                    const B total = kept + alphas;
-                    const B mean = B::load_unaligned(rows.means + j);
-                    const B next = xsimd::select(seen, kept / total * mean + alphas / total * values, mean);
-                    xsimd::select(seen, one, kept).store_unaligned(rows.weights + j);
-                    next.store_unaligned(rows.means + j);
-                    store_or_stream(out + j, next, streamed);
-                },
-                element);
-        } else {
-            for (std::ptrdiff_t j = 0; j < rows.w; ++j) {
-                element(j);
+            constexpr std::ptrdiff_t K = decltype(vectors)::value, lanes = std::ptrdiff_t(B::size);
+            if (any_flag(rows.few + j, K * lanes)) {
+                return r0;
             }
+            const B zero(T(0)), one(T(1)), decays(decay), alphas(alpha);
+            B means[K], kept[K];
+            for (std::ptrdiff_t k = 0; k < K; ++k) {
+                means[k] = B::load_unaligned(rows.means + j + k * lanes);
+                kept[k] = B::load_unaligned(rows.weights + j + k * lanes);
+            }
+            for (std::ptrdiff_t r = r0; r < r1; ++r) {
+                const T* x = row_of(rows.x, rows.x_step, r) + j;
+                T* out = row_of(rows.out, rows.out_step, r) + j;
+                for (std::ptrdiff_t k = 0; k < K; ++k) {
+                    const B values = B::load_unaligned(x + k * lanes);  // before out is written: out may be x
+                    const auto seen = (values - values) == zero;  // numbers: NaN and +-inf are missing
+                    const B weight = ignore_na ? xsimd::select(seen, kept[k] * decays, kept[k]) : kept[k] * decays;
+                    const B total = weight + alphas;
+                    means[k] = xsimd::select(seen, weight / total * means[k] + alphas / total * values, means[k]);
+                    kept[k] = xsimd::select(seen, one, weight);
+                    store_or_stream(out + k * lanes, means[k], streamed);
+                }
+            }
+            for (std::ptrdiff_t k = 0; k < K; ++k) {
+                means[k].store_unaligned(rows.means + j + k * lanes);
+                kept[k].store_unaligned(rows.weights + j + k * lanes);
+            }
+            return r1;
+        } else {
+            return r0;
         }
-    }
+    };
+    walk_mean_bands<A, T>(rows, streams, block, element);
 }
 
 // Each element type's kernels; the complex types' (one by one in every tier) in the lowest tier only.
