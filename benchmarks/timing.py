@@ -89,7 +89,8 @@ def simdscan_call(w: Workload, x: np.ndarray[Any, Any], out: np.ndarray[Any, Any
     if w.op == "ffill":
         return lambda: scan(x, axis=axis, direction=direction, out=out)
     if w.op == "ewm_mean":
-        return lambda: scan(x, axis, alpha=0.01, out=out)
+        adjust = "adjust=False" not in w.note
+        return lambda: scan(x, axis, alpha=0.01, adjust=adjust, out=out)
     if w.op in RECURRENCES:
         a = recurrence_coefficients(w, x.shape)
         if w.op == "linear_recurrence":

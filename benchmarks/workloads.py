@@ -141,6 +141,8 @@ WORKLOADS = [
     Workload((10_000_000,), "float64", op="discounted_cumsum", quick_shape=(625_000,), segments=1000,
              note=" gamma=0.99"),
     Workload((10_000_000,), "float64", op="ewm_mean", quick_shape=(625_000,), note=" alpha=0.01"),
+    Workload((10_000_000,), "float64", op="ewm_mean", quick_shape=(625_000,), note=" alpha=0.01 adjust=False"),
+    Workload((10_000_000,), "float64", op="linear_recurrence", step=2, quick_shape=(625_000,), note=" a=0.99"),
     # Along an outer axis: a DataFrame's columns, and rewards of a batch of environments, time along axis 0 (its
     # segments: episodes of each column, on average, begun at random rows).
     Workload((10_000, 1000), "float64", axis=0, op="linear_recurrence", quick_shape=(2500, 250), note=" a=0.99"),
@@ -230,6 +232,11 @@ def recurrence_reference(w: Workload, x: np.ndarray[Any, Any]) -> np.ndarray[Any
             if w.op == "discounted_cumsum" and reset is not None and i + 1 < len(b):
                 totals = np.where(reset[i + 1], 0.0, totals)
             y[i] = totals = a[i] * totals + b[i]
+        return y
+    if w.op == "ewm_mean" and "adjust=False" in w.note:
+        mean = b[0]
+        for i, value in enumerate(b.tolist()):
+            y[i] = mean = 0.99 * mean + 0.01 * value if i else value
         return y
     if w.op == "ewm_mean":
         totals = weights = 0.0
@@ -396,7 +403,8 @@ def pandas_scan_fn(pandas: Any, w: Workload, x: np.ndarray[Any, Any],
     if w.op == "ffill" and labels is None:
         return lambda: np.copyto(out, series.ffill().to_numpy())
     if w.op == "ewm_mean":
-        return lambda: np.copyto(out, series.ewm(alpha=0.01).mean().to_numpy())
+        adjust = "adjust=False" not in w.note
+        return lambda: np.copyto(out, series.ewm(alpha=0.01, adjust=adjust).mean().to_numpy())
     if labels is None or w.op not in ("cumsum", "cummax"):
         raise TypeError("pandas rows are the segmented and grouped scans and ffill")
     grouped = series.groupby(labels)

@@ -368,6 +368,13 @@ struct WeightedMeanState {
     T mean = std::numeric_limits<T>::quiet_NaN();
 };
 
+// Columns [from, to) of RecurrenceRows' rows [r0, r1), each on its own, element by element: the rows kernels' columns
+// left beside their vectors (the same arithmetic: a multiply, then an add). Compiled once with the core
+// (recurrence.cpp), for float, double and their complex types.
+template <class T>
+void recur_columns(const RecurrenceRows<T>& rows, std::ptrdiff_t from, std::ptrdiff_t to, std::ptrdiff_t r0,
+                   std::ptrdiff_t r1, bool exclusive);
+
 // The running state of pandas' adjust=False mean (RecurrenceKernels::recursive_mean): the mean so far (NaN before the
 // line's first value), and the weight it keeps against the next value, (1 - alpha) to the power of the steps since
 // the last value (the values' steps only, where ignore_na).
@@ -396,6 +403,23 @@ struct WeightedMeanRows {
     std::ptrdiff_t rows;
     std::ptrdiff_t w;
 };
+
+// An exponentially weighted mean's parameters: pandas' sums (adjust: weighted_mean) or its recursion
+// (recursive_mean, with alpha).
+template <class T>
+struct MeanSteps {
+    T decay;
+    T alpha;
+    bool adjust;
+    bool ignore_na;
+};
+
+// Columns [from, to) of WeightedMeanRows' rows [r0, r1), each on its own, element by element from its state arrays
+// (weighted_mean_elements or recursive_mean_elements): the mean rows kernels' columns beside their vectors, and
+// their vectors from a row where a column's weights are few. Compiled once with the core (recurrence.cpp).
+template <class T>
+void mean_columns(const WeightedMeanRows<T>& rows, const MeanSteps<T>& steps, std::ptrdiff_t from, std::ptrdiff_t to,
+                  std::ptrdiff_t r0, std::ptrdiff_t r1);
 
 // weighted_mean element by element from `from` (count of them): as pandas updates its mean where the weights are
 // few (the mean moved towards each value by its share of the weights), else the two sums. Compiled with the core

@@ -54,6 +54,39 @@ template void recur_elements(const RecurrenceSpan<std::complex<double>>&, std::p
                              RecurrenceChains<std::complex<double>>&, RecurrenceModes, bool);
 
 template <class T>
+void recur_columns(const RecurrenceRows<T>& rows, std::ptrdiff_t from, std::ptrdiff_t to, std::ptrdiff_t r0,
+                   std::ptrdiff_t r1, bool exclusive) {
+    const auto row_of = [](auto* p, std::ptrdiff_t step, std::ptrdiff_t r) {
+        using P = decltype(p);
+        using Byte = std::conditional_t<std::is_const<std::remove_pointer_t<P>>::value, const char, char>;
+        return reinterpret_cast<P>(reinterpret_cast<Byte*>(p) + r * step);
+    };
+    for (std::ptrdiff_t j = from; j < to; ++j) {
+        T y = rows.states[j];
+        for (std::ptrdiff_t r = r0; r < r1; ++r) {
+            if (r > 0 && rows.starts != nullptr && row_of(rows.starts, rows.starts_step, r - 1)[
+                                                       rows.starts_every_column ? 0 : j] != 0) {
+                y = rows.initial[j];
+            }
+            const T* a = rows.a == nullptr ? nullptr : row_of(rows.a, rows.a_step, r);
+            const T next =
+                (a == nullptr ? rows.a_value : a[rows.a_every_column ? 0 : j]) * y + row_of(rows.b, rows.b_step, r)[j];
+            row_of(rows.out, rows.out_step, r)[j] = exclusive ? y : next;
+            y = next;
+        }
+        rows.states[j] = y;
+    }
+}
+template void recur_columns(const RecurrenceRows<float>&, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t,
+                            std::ptrdiff_t, bool);
+template void recur_columns(const RecurrenceRows<double>&, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t,
+                            std::ptrdiff_t, bool);
+template void recur_columns(const RecurrenceRows<std::complex<float>>&, std::ptrdiff_t, std::ptrdiff_t,
+                            std::ptrdiff_t, std::ptrdiff_t, bool);
+template void recur_columns(const RecurrenceRows<std::complex<double>>&, std::ptrdiff_t, std::ptrdiff_t,
+                            std::ptrdiff_t, std::ptrdiff_t, bool);
+
+template <class T>
 void weighted_mean_elements(const T* x, T* out, std::ptrdiff_t from, std::ptrdiff_t count, T decay, bool ignore_na,
                             WeightedMeanState<T>& at) {
     for (std::ptrdiff_t i = from; i < from + count; ++i) {
@@ -113,6 +146,33 @@ template void recursive_mean_elements(const float*, float*, std::ptrdiff_t, std:
 template void recursive_mean_elements(const double*, double*, std::ptrdiff_t, std::ptrdiff_t, double, double, bool,
                                       RecursiveMeanState<double>&);
 
+template <class T>
+void mean_columns(const WeightedMeanRows<T>& rows, const MeanSteps<T>& steps, std::ptrdiff_t from, std::ptrdiff_t to,
+                  std::ptrdiff_t r0, std::ptrdiff_t r1) {
+    for (std::ptrdiff_t r = r0; r < r1; ++r) {
+        const T* x = reinterpret_cast<const T*>(reinterpret_cast<const char*>(rows.x) + r * rows.x_step);
+        T* out = reinterpret_cast<T*>(reinterpret_cast<char*>(rows.out) + r * rows.out_step);
+        for (std::ptrdiff_t j = from; j < to; ++j) {
+            if (steps.adjust) {
+                WeightedMeanState<T> at;
+                at.totals = rows.totals[j], at.weights = rows.weights[j], at.few = rows.few[j] != 0;
+                at.mean = rows.means[j];
+                weighted_mean_elements(x + j, out + j, 0, 1, steps.decay, steps.ignore_na, at);
+                rows.totals[j] = at.totals, rows.weights[j] = at.weights, rows.few[j] = at.few ? 1 : 0;
+                rows.means[j] = at.mean;
+            } else {
+                RecursiveMeanState<T> at{rows.means[j], rows.weights[j], rows.few[j] == 0};
+                recursive_mean_elements(x + j, out + j, 0, 1, steps.decay, steps.alpha, steps.ignore_na, at);
+                rows.means[j] = at.mean, rows.weights[j] = at.kept, rows.few[j] = at.seen ? 0 : 1;
+            }
+        }
+    }
+}
+template void mean_columns(const WeightedMeanRows<float>&, const MeanSteps<float>&, std::ptrdiff_t, std::ptrdiff_t,
+                           std::ptrdiff_t, std::ptrdiff_t);
+template void mean_columns(const WeightedMeanRows<double>&, const MeanSteps<double>&, std::ptrdiff_t, std::ptrdiff_t,
+                           std::ptrdiff_t, std::ptrdiff_t);
+
 }  // namespace detail
 
 namespace {
@@ -156,16 +216,19 @@ void scatter(const T* from, T* to, std::ptrdiff_t step, std::ptrdiff_t n) {
     }
 }
 
-// A thread's staging buffers: a chunk of b (then of the outputs), of a and of the reset flags.
+// A thread's staging buffers, for any element type T: a chunk of b (then of the outputs), of a and of the reset flags.
 template <class T>
 struct ChunkBuffers {
-    std::vector<T> values, coefficients;
-    std::vector<std::uint8_t> flags;
+    T* values;
+    T* coefficients;
+    std::uint8_t* flags;
 
-    static ChunkBuffers& of_this_thread() {
-        thread_local ChunkBuffers buffers;
-        buffers.values.resize(chunk), buffers.coefficients.resize(chunk), buffers.flags.resize(chunk);
-        return buffers;
+    static ChunkBuffers of_this_thread() {
+        constexpr std::size_t widest = sizeof(std::complex<double>);
+        thread_local std::vector<std::complex<double>> storage((2 * widest + 1) * chunk / widest + 1);
+        auto* bytes = reinterpret_cast<unsigned char*>(storage.data());
+        return {reinterpret_cast<T*>(bytes), reinterpret_cast<T*>(bytes + chunk * sizeof(T)),
+                bytes + 2 * chunk * sizeof(T)};
     }
 };
 
@@ -205,21 +268,21 @@ public:
         if (!staged_) {
             return kernel_(span, state, detail::RecurrenceModes{writes, desc_.exclusive, streams_});
         }
-        auto& buffers = ChunkBuffers<T>::of_this_thread();
-        gather(span.b, desc_.b_strides.step, buffers.values.data(), count);
+        const auto buffers = ChunkBuffers<T>::of_this_thread();
+        gather(span.b, desc_.b_strides.step, buffers.values, count);
         if (span.a != nullptr) {
-            gather(span.a, desc_.a_strides.step, buffers.coefficients.data(), count);
-            span.a = buffers.coefficients.data();
+            gather(span.a, desc_.a_strides.step, buffers.coefficients, count);
+            span.a = buffers.coefficients;
         }
         if (span.starts != nullptr) {
-            gather(span.starts, desc_.reset_strides.step, buffers.flags.data(), readable);
-            span.starts = buffers.flags.data();
+            gather(span.starts, desc_.reset_strides.step, buffers.flags, readable);
+            span.starts = buffers.flags;
         }
         T* out = span.out;
-        span.b = span.out = buffers.values.data();
+        span.b = span.out = buffers.values;
         const auto pair = kernel_(span, state, detail::RecurrenceModes{writes, desc_.exclusive, false});
         if (writes) {
-            scatter(buffers.values.data(), out, desc_.out_strides.step, count);
+            scatter(buffers.values, out, desc_.out_strides.step, count);
         }
         return pair;
     }

@@ -252,9 +252,10 @@ P* row_of(P* p, std::ptrdiff_t step, std::ptrdiff_t r) {
 // of a row's K vectors between them), the states loaded before the band and stored after it; a row where one of the
 // columns begins a segment hands the states through memory to restart_columns. (`rows` by value: read through a
 // reference, its fields would be loaded again after every store, which may alias them.)
-template <class B, std::ptrdiff_t K, bool Exclusive, class T>
+template <class B, std::ptrdiff_t K, class T>
 SIMDSCAN_ALWAYS_INLINE void recur_band(const RecurrenceRows<T> rows, std::ptrdiff_t j, std::ptrdiff_t r0,
-                                       std::ptrdiff_t r1, bool streamed) {
+                                       std::ptrdiff_t r1, const typename B::batch_bool_type& exclusive,
+                                       bool streamed) {
     constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
     B y[K];
     for (std::ptrdiff_t k = 0; k < K; ++k) {
@@ -282,7 +283,8 @@ SIMDSCAN_ALWAYS_INLINE void recur_band(const RecurrenceRows<T> rows, std::ptrdif
         for (std::ptrdiff_t k = 0; k < K; ++k) {
             const B next = (a_lanes_given ? B::load_unaligned(a + k * lanes) : row_a) * y[k] +
                            B::load_unaligned(b + k * lanes);
-            store_or_stream(out + k * lanes, Exclusive ? y[k] : next, streamed);
+            // (The state before each element chosen by a mask: a branch would have the compiler copy the loop.)
+            store_or_stream(out + k * lanes, xsimd::select(exclusive, y[k], next), streamed);
             y[k] = next;
         }
         a = a == nullptr ? nullptr : row_of(a, rows.a_step, 1);
@@ -294,10 +296,11 @@ SIMDSCAN_ALWAYS_INLINE void recur_band(const RecurrenceRows<T> rows, std::ptrdif
     }
 }
 
-// RecurrenceKernels::rows: bands of rows, each walked four vectors of columns at a time (then one), the columns
-// before the first vector that out's rows align for streaming and after the last one by one.
+// RecurrenceKernels::rows: bands of rows, each walked two vectors of columns at a time (two chains hide the multiply
+// and add's latency), the columns before the first vector that out's rows align for streaming and after the last pair
+// one by one (recur_columns).
 template <class A, class T>
-SIMDSCAN_FLATTEN void recur_rows(const RecurrenceRows<T>& given, bool exclusive, bool streams) {
+void recur_rows(const RecurrenceRows<T>& given, bool exclusive, bool streams) {
     const RecurrenceRows<T> rows = given;  // (a copy: the stores may alias the caller's struct)
     std::ptrdiff_t head = 0, whole = 0;
     bool streamed = false;
@@ -309,52 +312,20 @@ SIMDSCAN_FLATTEN void recur_rows(const RecurrenceRows<T>& given, bool exclusive,
         head = streamed ? aligning_head<B, false>(rows.out, rows.w) : 0;
         whole = head + (rows.w - head) / lanes * lanes;
     }
+    std::ptrdiff_t pairs_end = 0;  // the columns that pairs of vectors walk end here
     for (std::ptrdiff_t r0 = 0; r0 < rows.rows; r0 += recurrence_band_rows) {
         const std::ptrdiff_t r1 = std::min(rows.rows, r0 + recurrence_band_rows);
         if constexpr (is_vectorized<A, T>()) {
             using B = xsimd::batch<T, A>;
             constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-            // Each mode's loop compiled on its own, not tested in it.
-            const auto walk = [&](auto exclusive_rows) {
-                constexpr bool Exclusive = decltype(exclusive_rows)::value;
-                std::ptrdiff_t j = head;
-                for (; j + 4 * lanes <= whole; j += 4 * lanes) {
-                    recur_band<B, 4, Exclusive>(rows, j, r0, r1, streamed);
-                }
-                for (; j < whole; j += lanes) {
-                    recur_band<B, 1, Exclusive>(rows, j, r0, r1, streamed);
-                }
-            };
-            if (exclusive) {
-                walk(std::true_type{});
-            } else {
-                walk(std::false_type{});
+            const auto exclusive_lanes = B(T(exclusive ? 1 : 0)) == B(T(1));
+            for (pairs_end = head; pairs_end + 2 * lanes <= whole; pairs_end += 2 * lanes) {
+                recur_band<B, 2>(rows, pairs_end, r0, r1, exclusive_lanes, streamed);
             }
         }
         // The columns left (every one without vectors), each on its own: the same arithmetic, so the same bits.
-        const auto column = [&](std::ptrdiff_t j) {
-            T y = rows.states[j];
-            for (std::ptrdiff_t r = r0; r < r1; ++r) {
-                if (r > 0 && rows.starts != nullptr) {
-                    const std::uint8_t* flags = row_of(rows.starts, rows.starts_step, r - 1);
-                    if (flags[rows.starts_every_column ? 0 : j] != 0) {
-                        y = rows.initial[j];
-                    }
-                }
-                const T* a = rows.a == nullptr ? nullptr : row_of(rows.a, rows.a_step, r);
-                const T next = (a == nullptr ? rows.a_value : a[rows.a_every_column ? 0 : j]) * y +
-                               row_of(rows.b, rows.b_step, r)[j];
-                row_of(rows.out, rows.out_step, r)[j] = exclusive ? y : next;
-                y = next;
-            }
-            rows.states[j] = y;
-        };
-        for (std::ptrdiff_t j = 0; j < head; ++j) {
-            column(j);
-        }
-        for (std::ptrdiff_t j = whole; j < rows.w; ++j) {
-            column(j);
-        }
+        recur_columns(rows, 0, head, r0, r1, exclusive);
+        recur_columns(rows, pairs_end, rows.w, r0, r1, exclusive);
     }
 }
 
@@ -430,13 +401,13 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
     weighted_mean_elements(x, out, done, n - done, decay, ignore_na, at);
 }
 
-// The walk of WeightedMeanRows (as recur_rows'): bands of rows, each walked two vectors of columns at a time (then
-// one) by block(K vectors, j, r0, r1, streamed), which keeps the columns' states in registers through the band and
+// The walk of WeightedMeanRows (as recur_rows'): bands of rows, each walked a vector of columns at a time by
+// block(K = 1 vector, j, r0, r1, streamed), which keeps the columns' states in registers through the band and
 // returns the row from which they go one element at a time (r1 where none did: a column whose weights are or become
-// few); element(r, j) steps column j at row r from the state arrays, and walks the columns no vector covers.
-template <class A, class T, class Block, class Element>
-SIMDSCAN_ALWAYS_INLINE void walk_mean_bands(const WeightedMeanRows<T>& rows, bool streams, Block&& block,
-                                            Element&& element) {
+// few); mean_columns takes those, and the columns no vector covers.
+template <class A, class T, class Block>
+SIMDSCAN_ALWAYS_INLINE void walk_mean_bands(const WeightedMeanRows<T>& rows, const MeanSteps<T>& steps, bool streams,
+                                            Block&& block) {
     std::ptrdiff_t head = 0, whole = 0;
     bool streamed = false;
     if constexpr (is_vectorized<A, T>()) {
@@ -446,43 +417,26 @@ SIMDSCAN_ALWAYS_INLINE void walk_mean_bands(const WeightedMeanRows<T>& rows, boo
         head = streamed ? aligning_head<B, false>(rows.out, rows.w) : 0;
         whole = head + (rows.w - head) / lanes * lanes;
     }
-    const auto columns = [&](std::ptrdiff_t from, std::ptrdiff_t to, std::ptrdiff_t r, std::ptrdiff_t r1) {
-        for (; r < r1; ++r) {
-            for (std::ptrdiff_t j = from; j < to; ++j) {
-                element(r, j);
-            }
-        }
-    };
     for (std::ptrdiff_t r0 = 0; r0 < rows.rows; r0 += recurrence_band_rows) {
         const std::ptrdiff_t r1 = std::min(rows.rows, r0 + recurrence_band_rows);
         if constexpr (is_vectorized<A, T>()) {
             constexpr std::ptrdiff_t lanes = std::ptrdiff_t(xsimd::batch<T, A>::size);
-            std::ptrdiff_t j = head;
-            for (; j + 2 * lanes <= whole; j += 2 * lanes) {
-                columns(j, j + 2 * lanes, block(std::integral_constant<std::ptrdiff_t, 2>{}, j, r0, r1, streamed), r1);
-            }
-            for (; j < whole; j += lanes) {
-                columns(j, j + lanes, block(std::integral_constant<std::ptrdiff_t, 1>{}, j, r0, r1, streamed), r1);
+            for (std::ptrdiff_t j = head; j < whole; j += lanes) {
+                const std::ptrdiff_t from_row = block(std::integral_constant<std::ptrdiff_t, 1>{}, j, r0, r1, streamed);
+                if (from_row < r1) {
+                    mean_columns(rows, steps, j, j + lanes, from_row, r1);
+                }
             }
         }
-        columns(0, head, r0, r1);
-        columns(whole, rows.w, r0, r1);
+        mean_columns(rows, steps, 0, head, r0, r1);
+        mean_columns(rows, steps, whole, rows.w, r0, r1);
     }
 }
 
 // RecurrenceKernels::weighted_mean_rows: the sums of each block's columns in registers while their weights are many.
 template <class A, class T>
-SIMDSCAN_FLATTEN void weighted_mean_rows(const WeightedMeanRows<T>& given, T decay, bool ignore_na, bool streams) {
+void weighted_mean_rows(const WeightedMeanRows<T>& given, T decay, bool ignore_na, bool streams) {
     const WeightedMeanRows<T> rows = given;  // (a copy: the stores may alias the caller's struct)
-    const auto element = [&](std::ptrdiff_t r, std::ptrdiff_t j) {
-        WeightedMeanState<T> at;
-        at.totals = rows.totals[j], at.weights = rows.weights[j], at.few = rows.few[j] != 0;
-        at.mean = rows.means[j];
-        weighted_mean_elements(row_of(rows.x, rows.x_step, r) + j, row_of(rows.out, rows.out_step, r) + j, 0, 1, decay,
-                               ignore_na, at);
-        rows.totals[j] = at.totals, rows.weights[j] = at.weights, rows.few[j] = at.few ? 1 : 0;
-        rows.means[j] = at.mean;
-    };
     const auto block = [&](auto vectors, std::ptrdiff_t j, std::ptrdiff_t r0, std::ptrdiff_t r1, bool streamed) {
         if constexpr (is_vectorized<A, T>()) {
             using B = xsimd::batch<T, A>;
@@ -528,7 +482,7 @@ SIMDSCAN_FLATTEN void weighted_mean_rows(const WeightedMeanRows<T>& given, T dec
             return r0;
         }
     };
-    walk_mean_bands<A, T>(rows, streams, block, element);
+    walk_mean_bands<A, T>(rows, MeanSteps<T>{decay, T(0), true, ignore_na}, streams, block);
 }
 
 // RecurrenceKernels::recursive_mean: where a vector's values are all numbers after the line's first, the mean's steps
@@ -592,15 +546,8 @@ SIMDSCAN_FLATTEN void recursive_mean(const T* x, T* out, std::ptrdiff_t n, T dec
 // RecurrenceKernels::recursive_mean_rows: each block's means and kept weights in registers once every column of it
 // has its first value.
 template <class A, class T>
-SIMDSCAN_FLATTEN void recursive_mean_rows(const WeightedMeanRows<T>& given, T decay, T alpha, bool ignore_na,
-                                          bool streams) {
+void recursive_mean_rows(const WeightedMeanRows<T>& given, T decay, T alpha, bool ignore_na, bool streams) {
     const WeightedMeanRows<T> rows = given;  // (a copy: the stores may alias the caller's struct)
-    const auto element = [&](std::ptrdiff_t r, std::ptrdiff_t j) {
-        RecursiveMeanState<T> at{rows.means[j], rows.weights[j], rows.few[j] == 0};
-        recursive_mean_elements(row_of(rows.x, rows.x_step, r) + j, row_of(rows.out, rows.out_step, r) + j, 0, 1,
-                                decay, alpha, ignore_na, at);
-        rows.means[j] = at.mean, rows.weights[j] = at.kept, rows.few[j] = at.seen ? 0 : 1;
-    };
     const auto block = [&](auto vectors, std::ptrdiff_t j, std::ptrdiff_t r0, std::ptrdiff_t r1, bool streamed) {
         if constexpr (is_vectorized<A, T>()) {
             using B = xsimd::batch<T, A>;
@@ -636,7 +583,7 @@ SIMDSCAN_FLATTEN void recursive_mean_rows(const WeightedMeanRows<T>& given, T de
             return r0;
         }
     };
-    walk_mean_bands<A, T>(rows, streams, block, element);
+    walk_mean_bands<A, T>(rows, MeanSteps<T>{decay, alpha, false, ignore_na}, streams, block);
 }
 
 // Each element type's kernels; the complex types' (one by one in every tier) in the lowest tier only.
