@@ -15,7 +15,6 @@
 #include "kernels.hpp"
 #include "lanes/lanes_generic.hpp"
 #include "ops.hpp"
-#include "outer_kernels.hpp"
 #include "scan_kernels.hpp"
 
 namespace simdscan {
