@@ -42,6 +42,32 @@ void compose_lanes(xsimd::batch<T, A>& a, xsimd::batch<T, A>& b, const xsimd::ba
     }
 }
 
+// A scalar a's powers: a^K for each step K = 1, 2, 4, ... of compose_lanes (`steps`), lane j's power a^(j+1) in the
+// walk (`walked`: from the vector's end where Reverse), and a to the vector's width (`reach`).
+template <class A, class T, bool Reverse>
+struct PowersOf {
+    using B = xsimd::batch<T, A>;
+    static constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+    B steps[8];
+    B walked;
+    T reach;
+
+    explicit PowersOf(T a) {
+        T power = a;
+        std::size_t k = 0;
+        for (std::ptrdiff_t step = 1; step < lanes; step *= 2, power = power * power) {
+            steps[k++] = B(power);
+        }
+        alignas(A::alignment()) T lane_powers[lanes];
+        T p = a;
+        for (std::ptrdiff_t j = 0; j < lanes; ++j, p = p * a) {
+            lane_powers[Reverse ? lanes - 1 - j : j] = p;
+        }
+        walked = B::load_aligned(lane_powers);
+        reach = lane_powers[Reverse ? 0 : lanes - 1];
+    }
+};
+
 // Whether a vector's composed products of a (`given`: its a's) are those the walk meets: none overflowed (inf, or NaN
 // from inf * 0) and none underflowed to 0 before an a of 0. Composed behind a state of 0 (or inf), such a product
 // gives NaN where the walk element by element gives 0 (or inf).
@@ -113,21 +139,9 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
         using B = xsimd::batch<T, A>;
         using L = Lanes<A>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-        // A scalar a's powers: a^K for each step K = 1, 2, 4, ... of compose_lanes, then lane j's power in the walk.
-        B powers[8];
-        T power = span.a_value;
-        std::size_t steps = 0;
-        for (std::ptrdiff_t k = 1; k < lanes; k *= 2, power = power * power) {
-            powers[steps++] = B(power);
-        }
-        alignas(A::alignment()) T lane_powers[lanes];
-        T p = span.a_value;
-        for (std::ptrdiff_t j = 0; j < lanes; ++j, p = p * span.a_value) {
-            lane_powers[Reverse ? lanes - 1 - j : j] = p;
-        }
-        const B walked_powers = B::load_aligned(lane_powers);
+        const PowersOf<A, T, Reverse> powers(span.a_value);
         // A scalar a whose powers leave the range (as composes_in_range): every vector one element at a time.
-        const T reach = lane_powers[Reverse ? 0 : lanes - 1];
+        const T reach = powers.reach;
         const bool whole_vectors = !scalar_a || (std::abs(reach) <= std::numeric_limits<T>::max() &&
                                                  (reach != T(0) || span.a_value == T(0)));
         B y(at.y), z(T(0)), product(T(1));
@@ -145,7 +159,7 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
             const B a_lanes = scalar_a ? B(T(0)) : B::load_unaligned(span.a + i);
             B xa = a_lanes;
             B xb = B::load_unaligned(span.b + i);
-            compose_lanes<A, Reverse>(xa, xb, scalar_a ? powers : nullptr);
+            compose_lanes<A, Reverse>(xa, xb, scalar_a ? powers.steps : nullptr);
             if (starts_within<T, Reverse>(span, done, lanes) ||
                 (!scalar_a && !composes_in_range<A, Reverse>(xa, a_lanes))) {
                 RecurrenceChains<T> one{first_lane(y), first_lane(z), first_lane(product), at.restarted,
@@ -163,7 +177,7 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
             if (!scalar_a) {
                 zeros = zeros | (a_lanes == B(T(0)));
             }
-            const B multiplier = scalar_a ? walked_powers : xa;
+            const B multiplier = scalar_a ? powers.walked : xa;
             if (modes.writes) {
                 const B next = L::multiply_add(multiplier, y, xb);
                 // The state before each element, chosen by a mask, not a branch: the compiler would copy the loop
@@ -339,22 +353,11 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
         using B = xsimd::batch<T, A>;
         using L = Lanes<A>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-        B powers[8];
-        T power = decay;
-        std::size_t steps = 0;
-        for (std::ptrdiff_t k = 1; k < lanes; k *= 2, power = power * power) {
-            powers[steps++] = B(power);
-        }
-        alignas(A::alignment()) T lane_powers[lanes];
-        T p = decay;
-        for (std::ptrdiff_t j = 0; j < lanes; ++j, p = p * decay) {
-            lane_powers[j] = p;
-        }
-        const B walked_powers = B::load_aligned(lane_powers);
+        const PowersOf<A, T, false> powers(decay);
         const B zero(T(0)), one(T(1));
         // A decay so small that a vector's weights could leave the normal range from few_weights (alpha near 1):
         // element by element throughout.
-        const bool whole_vectors = lane_powers[lanes - 1] * at.few_weights >= std::numeric_limits<T>::min();
+        const bool whole_vectors = powers.reach * at.few_weights >= std::numeric_limits<T>::min();
         streams = streams && Lanes<A>::streams;
         auto streamed = span_outputs<A, T, false, Lanes<A>::streams>(out);
         for (; whole_vectors && done + lanes <= n; done += lanes) {
@@ -370,15 +373,15 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
             const auto seen = (values - values) == zero;  // numbers: NaN and +-inf are missing
             B value_sums = xsimd::select(seen, values, zero);
             B weight_sums = xsimd::select(seen, one, zero);
-            B ages = walked_powers;
+            B ages = powers.walked;
             if (ignore_na) {  // a NaN leaves the sums' ages
                 ages = xsimd::select(seen, B(decay), one);
                 B weight_ages = ages;
                 compose_lanes<A, false>(ages, value_sums, static_cast<const B*>(nullptr));
                 compose_lanes<A, false>(weight_ages, weight_sums, static_cast<const B*>(nullptr));
             } else {
-                compose_lanes<A, false>(ages, value_sums, powers);
-                compose_lanes<A, false>(ages, weight_sums, powers);
+                compose_lanes<A, false>(ages, value_sums, powers.steps);
+                compose_lanes<A, false>(ages, weight_sums, powers.steps);
             }
             const B next_sum = L::multiply_add(ages, B(at.totals), value_sums);
             const B next_weight = L::multiply_add(ages, B(at.weights), weight_sums);
@@ -499,20 +502,9 @@ SIMDSCAN_FLATTEN void recursive_mean(const T* x, T* out, std::ptrdiff_t n, T dec
         // The step after a value, as recursive_mean_elements takes it: mean = carried * mean + gain * x.
         const T total = decay + alpha;
         const T carried = decay / total, gain = alpha / total;
-        B powers[8];
-        T power = carried;
-        std::size_t steps = 0;
-        for (std::ptrdiff_t k = 1; k < lanes; k *= 2, power = power * power) {
-            powers[steps++] = B(power);
-        }
-        alignas(A::alignment()) T lane_powers[lanes];
-        T p = carried;
-        for (std::ptrdiff_t j = 0; j < lanes; ++j, p = p * carried) {
-            lane_powers[j] = p;
-        }
-        const B walked_powers = B::load_aligned(lane_powers);
+        const PowersOf<A, T, false> powers(carried);
         // Powers that leave the normal range (alpha near 1) would compose through subnormals: element by element.
-        const bool whole_vectors = lane_powers[lanes - 1] >= std::numeric_limits<T>::min();
+        const bool whole_vectors = powers.reach >= std::numeric_limits<T>::min();
         const B zero(T(0)), gains(gain);
         streams = streams && Lanes<A>::streams;
         auto streamed = span_outputs<A, T, false, Lanes<A>::streams>(out);
@@ -528,8 +520,8 @@ SIMDSCAN_FLATTEN void recursive_mean(const T* x, T* out, std::ptrdiff_t n, T dec
             }
             B terms = gains * values;
             B unused = zero;
-            compose_lanes<A, false>(unused, terms, powers);
-            const B means = L::multiply_add(walked_powers, B(at.mean), terms);
+            compose_lanes<A, false>(unused, terms, powers.steps);
+            const B means = L::multiply_add(powers.walked, B(at.mean), terms);
             if (streams) {
                 streamed.vector(done, means);
             } else {
