@@ -329,6 +329,13 @@ template <class T>
 void recur_elements(const RecurrenceSpan<T>& span, std::ptrdiff_t from, std::ptrdiff_t n, RecurrenceChains<T>& at,
                     RecurrenceModes modes, bool reverse);
 
+// Row r of a rows kernel's operand (r * step bytes from its first walked row).
+template <class P>
+P* row_of(P* p, std::ptrdiff_t step, std::ptrdiff_t r) {
+    using Byte = std::conditional_t<std::is_const<P>::value, const char, char>;
+    return reinterpret_cast<P*>(reinterpret_cast<Byte*>(p) + r * step);
+}
+
 // The rows of an outer-axis linear recurrence (recurrence.cpp's rows path): `rows` rows of w columns side by side,
 // each column a recurrence of its own, walked from the first given row by the signed byte steps; within a row the
 // columns of b, out, states and initial are contiguous, and a's (or one a for every column; none where a is null:

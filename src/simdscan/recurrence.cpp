@@ -56,11 +56,6 @@ template void recur_elements(const RecurrenceSpan<std::complex<double>>&, std::p
 template <class T>
 void recur_columns(const RecurrenceRows<T>& rows, std::ptrdiff_t from, std::ptrdiff_t to, std::ptrdiff_t r0,
                    std::ptrdiff_t r1, bool exclusive) {
-    const auto row_of = [](auto* p, std::ptrdiff_t step, std::ptrdiff_t r) {
-        using P = decltype(p);
-        using Byte = std::conditional_t<std::is_const<std::remove_pointer_t<P>>::value, const char, char>;
-        return reinterpret_cast<P>(reinterpret_cast<Byte*>(p) + r * step);
-    };
     for (std::ptrdiff_t j = from; j < to; ++j) {
         T y = rows.states[j];
         for (std::ptrdiff_t r = r0; r < r1; ++r) {
@@ -150,8 +145,8 @@ template <class T>
 void mean_columns(const WeightedMeanRows<T>& rows, const MeanSteps<T>& steps, std::ptrdiff_t from, std::ptrdiff_t to,
                   std::ptrdiff_t r0, std::ptrdiff_t r1) {
     for (std::ptrdiff_t r = r0; r < r1; ++r) {
-        const T* x = reinterpret_cast<const T*>(reinterpret_cast<const char*>(rows.x) + r * rows.x_step);
-        T* out = reinterpret_cast<T*>(reinterpret_cast<char*>(rows.out) + r * rows.out_step);
+        const T* x = row_of(rows.x, rows.x_step, r);
+        T* out = row_of(rows.out, rows.out_step, r);
         for (std::ptrdiff_t j = from; j < to; ++j) {
             if (steps.adjust) {
                 WeightedMeanState<T> at;

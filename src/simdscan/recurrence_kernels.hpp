@@ -254,13 +254,6 @@ inline bool any_flag(const std::uint8_t* flags, std::ptrdiff_t n) {
 // Rows a band of RecurrenceRows walks with its columns' states in registers: stored once a band, not once a row.
 constexpr std::ptrdiff_t recurrence_band_rows = 8;
 
-// Row r of a RecurrenceRows operand (r * step bytes from its first walked row).
-template <class P>
-P* row_of(P* p, std::ptrdiff_t step, std::ptrdiff_t r) {
-    using Byte = std::conditional_t<std::is_const<P>::value, const char, char>;
-    return reinterpret_cast<P*>(reinterpret_cast<Byte*>(p) + r * step);
-}
-
 // Columns [j, j + K vectors) of rows [r0, r1): K independent chains (a multiply and an add each, the loads and stores
 // of a row's K vectors between them), the states loaded before the band and stored after it; a row where one of the
 // columns begins a segment hands the states through memory to restart_columns. (`rows` by value: read through a
@@ -309,22 +302,33 @@ SIMDSCAN_ALWAYS_INLINE void recur_band(const RecurrenceRows<T> rows, std::ptrdif
     }
 }
 
+// Where a row of w columns at `out` (rows `out_step` bytes apart) is stored a vector at a time: from `head` (where
+// out's rows align for streaming stores, which need every row's vectors aligned) to `whole`; the rest one by one.
+struct RowVectors {
+    std::ptrdiff_t head = 0;
+    std::ptrdiff_t whole = 0;
+    bool streamed = false;
+};
+template <class A, class T>
+RowVectors row_vectors(const T* out, std::ptrdiff_t out_step, std::ptrdiff_t w, bool streams) {
+    RowVectors at;
+    if constexpr (is_vectorized<A, T>()) {
+        using B = xsimd::batch<T, A>;
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+        at.streamed = streams && streams_vectors<B, T>() && out_step % std::ptrdiff_t(lanes * sizeof(T)) == 0;
+        at.head = at.streamed ? aligning_head<B, false>(out, w) : 0;
+        at.whole = at.head + (w - at.head) / lanes * lanes;
+    }
+    return at;
+}
+
 // RecurrenceKernels::rows: bands of rows, each walked two vectors of columns at a time (two chains hide the multiply
 // and add's latency), the columns before the first vector that out's rows align for streaming and after the last pair
 // one by one (recur_columns).
 template <class A, class T>
 void recur_rows(const RecurrenceRows<T>& given, bool exclusive, bool streams) {
     const RecurrenceRows<T> rows = given;  // (a copy: the stores may alias the caller's struct)
-    std::ptrdiff_t head = 0, whole = 0;
-    bool streamed = false;
-    if constexpr (is_vectorized<A, T>()) {
-        using B = xsimd::batch<T, A>;
-        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-        // Streaming stores need every row's vectors aligned: rows a whole number of vectors apart.
-        streamed = streams && streams_vectors<B, T>() && rows.out_step % std::ptrdiff_t(lanes * sizeof(T)) == 0;
-        head = streamed ? aligning_head<B, false>(rows.out, rows.w) : 0;
-        whole = head + (rows.w - head) / lanes * lanes;
-    }
+    const auto [head, whole, streamed] = row_vectors<A>(rows.out, rows.out_step, rows.w, streams);
     std::ptrdiff_t pairs_end = 0;  // the columns that pairs of vectors walk end here
     for (std::ptrdiff_t r0 = 0; r0 < rows.rows; r0 += recurrence_band_rows) {
         const std::ptrdiff_t r1 = std::min(rows.rows, r0 + recurrence_band_rows);
@@ -410,15 +414,7 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
 template <class A, class T, class Block>
 SIMDSCAN_ALWAYS_INLINE void walk_mean_bands(const WeightedMeanRows<T>& rows, const MeanSteps<T>& steps, bool streams,
                                             Block&& block) {
-    std::ptrdiff_t head = 0, whole = 0;
-    bool streamed = false;
-    if constexpr (is_vectorized<A, T>()) {
-        using B = xsimd::batch<T, A>;
-        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-        streamed = streams && streams_vectors<B, T>() && rows.out_step % std::ptrdiff_t(lanes * sizeof(T)) == 0;
-        head = streamed ? aligning_head<B, false>(rows.out, rows.w) : 0;
-        whole = head + (rows.w - head) / lanes * lanes;
-    }
+    const auto [head, whole, streamed] = row_vectors<A>(rows.out, rows.out_step, rows.w, streams);
     for (std::ptrdiff_t r0 = 0; r0 < rows.rows; r0 += recurrence_band_rows) {
         const std::ptrdiff_t r1 = std::min(rows.rows, r0 + recurrence_band_rows);
         if constexpr (is_vectorized<A, T>()) {
