@@ -28,7 +28,8 @@ from dask.highlevelgraph import HighLevelGraph
 import simdscan
 
 from ._axes import is_decreasing, normalize_axis
-from ._dask_scan import _head, _reset_operand, _segments, _starts, _without_empty_chunks
+from ._dask_operands import _reset_operand, _segments, _without_empty_chunks
+from ._dask_segments import _head, _starts
 from ._recurrence import _alpha, _broadcast, _is_weak, _result_dtype, ewm_dtypes
 from ._runtime import Direction, off_in_dask_workers
 

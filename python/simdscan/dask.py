@@ -87,7 +87,8 @@ import dask.array as da
 
 from ._arithmetic import Axis, Directions, Exclusives
 from . import _dask_recurrence
-from ._dask_scan import _cumulative, _ffill, _scan, check_method
+from ._dask_fill import _ffill
+from ._dask_scan import _cumulative, _scan, check_method
 from ._runtime import Direction
 
 __all__ = [

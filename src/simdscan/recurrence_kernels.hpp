@@ -211,31 +211,6 @@ SIMDSCAN_FLATTEN RecurrencePair<T> recur_span(const RecurrenceSpan<T>& given, T 
     return RecurrencePair<T>{at.product, at.z, at.restarted, at.zero_a || (scalar_a && span.a_value == T(0)), at.y};
 }
 
-// Sets the states of the columns whose segment begins at a row (RecurrenceRows::starts) to their initial states;
-// eight flags at a time, as they are mostly 0.
-template <class T>
-void restart_columns(const std::uint8_t* flags, bool every_column, const T* initial, T* states, std::ptrdiff_t w) {
-    if (every_column) {
-        if (*flags != 0) {
-            std::copy(initial, initial + w, states);
-        }
-        return;
-    }
-    std::ptrdiff_t j = 0;
-    for (; j + 8 <= w; j += 8) {
-        std::uint64_t word;
-        std::memcpy(&word, flags + j, sizeof(word));
-        if (word != 0) {
-            for (std::ptrdiff_t k = j; k < j + 8; ++k) {
-                states[k] = flags[k] != 0 ? initial[k] : states[k];
-            }
-        }
-    }
-    for (; j < w; ++j) {
-        states[j] = flags[j] != 0 ? initial[j] : states[j];
-    }
-}
-
 // Whether any of n flags is set, eight at a time where n allows.
 inline bool any_flag(const std::uint8_t* flags, std::ptrdiff_t n) {
     std::uint64_t any = 0;
@@ -254,18 +229,44 @@ inline bool any_flag(const std::uint8_t* flags, std::ptrdiff_t n) {
 // Rows a band of RecurrenceRows walks with its columns' states in registers: stored once a band, not once a row.
 constexpr std::ptrdiff_t recurrence_band_rows = 8;
 
+// y's lanes whose column begins a segment (a nonzero flag of `flags`, one a column) set to their initial states:
+// int32 lanes from as many flag bytes, one register of them to a float32 vector, or to two float64 ones.
+template <class A, class B, std::ptrdiff_t K>
+SIMDSCAN_ALWAYS_INLINE void restart_lanes(const std::uint8_t* flags, const B (&initial)[K], B (&y)[K]) {
+    using T = typename B::value_type;
+    constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+    const B zero(T(0));
+    if constexpr (std::is_same<T, float>::value) {
+        for (std::ptrdiff_t k = 0; k < K; ++k) {
+            const B begins = Lanes<A>::to_float(Lanes<A>::load_bytes(flags + k * lanes));
+            y[k] = xsimd::select(begins != zero, initial[k], y[k]);
+        }
+    } else {
+        static_assert(K % 2 == 0, "float64 vectors restart in pairs");
+        for (std::ptrdiff_t k = 0; k < K; k += 2) {
+            B first, second;
+            Lanes<A>::to_doubles(Lanes<A>::load_bytes(flags + k * lanes), first, second);
+            y[k] = xsimd::select(first != zero, initial[k], y[k]);
+            y[k + 1] = xsimd::select(second != zero, initial[k + 1], y[k + 1]);
+        }
+    }
+}
+
 // Columns [j, j + K vectors) of rows [r0, r1): K independent chains (a multiply and an add each, the loads and stores
-// of a row's K vectors between them), the states loaded before the band and stored after it; a row where one of the
-// columns begins a segment hands the states through memory to restart_columns. (`rows` by value: read through a
-// reference, its fields would be loaded again after every store, which may alias them.)
-template <class B, std::ptrdiff_t K, class T>
+// of a row's K vectors between them), the states loaded before the band and stored after it; at a row where columns
+// begin a segment, their lanes take their initial states by a mask (a branch on the flags, one row in a few with
+// random episodes, was mispredicted). (`rows` by value: read through a reference, its fields would be loaded again
+// after every store, which may alias them.)
+template <class A, class B, std::ptrdiff_t K, class T>
 SIMDSCAN_ALWAYS_INLINE void recur_band(const RecurrenceRows<T> rows, std::ptrdiff_t j, std::ptrdiff_t r0,
                                        std::ptrdiff_t r1, const typename B::batch_bool_type& exclusive,
                                        bool streamed) {
     constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
     B y[K];
+    B initial[K];
     for (std::ptrdiff_t k = 0; k < K; ++k) {
         y[k] = B::load_unaligned(rows.states + j + k * lanes);
+        initial[k] = rows.starts == nullptr ? y[k] : B::load_unaligned(rows.initial + j + k * lanes);
     }
     const bool a_lanes_given = rows.a != nullptr && !rows.a_every_column;
     const T* a = rows.a == nullptr ? nullptr : row_of(rows.a, rows.a_step, r0) + (a_lanes_given ? j : 0);
@@ -274,15 +275,13 @@ SIMDSCAN_ALWAYS_INLINE void recur_band(const RecurrenceRows<T> rows, std::ptrdif
     for (std::ptrdiff_t r = r0; r < r1; ++r) {
         if (r > 0 && rows.starts != nullptr) {
             const std::uint8_t* flags = row_of(rows.starts, rows.starts_step, r - 1);
-            if (rows.starts_every_column ? *flags != 0 : any_flag(flags + j, K * lanes)) {
+            if (rows.starts_every_column) {
+                const auto begins = B(T(*flags)) != B(T(0));
                 for (std::ptrdiff_t k = 0; k < K; ++k) {
-                    y[k].store_unaligned(rows.states + j + k * lanes);
+                    y[k] = xsimd::select(begins, initial[k], y[k]);
                 }
-                restart_columns(rows.starts_every_column ? flags : flags + j, rows.starts_every_column,
-                                rows.initial + j, rows.states + j, K * lanes);
-                for (std::ptrdiff_t k = 0; k < K; ++k) {
-                    y[k] = B::load_unaligned(rows.states + j + k * lanes);
-                }
+            } else {
+                restart_lanes<A>(flags + j, initial, y);
             }
         }
         const B row_a(a == nullptr ? rows.a_value : *a);
@@ -337,7 +336,7 @@ void recur_rows(const RecurrenceRows<T>& given, bool exclusive, bool streams) {
             constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
             const auto exclusive_lanes = B(T(exclusive ? 1 : 0)) == B(T(1));
             for (pairs_end = head; pairs_end + 2 * lanes <= whole; pairs_end += 2 * lanes) {
-                recur_band<B, 2>(rows, pairs_end, r0, r1, exclusive_lanes, streamed);
+                recur_band<A, B, 2>(rows, pairs_end, r0, r1, exclusive_lanes, streamed);
             }
         }
         // The columns left (every one without vectors), each on its own: the same arithmetic, so the same bits.
