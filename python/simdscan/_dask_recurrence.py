@@ -28,9 +28,9 @@ from dask.highlevelgraph import HighLevelGraph
 import simdscan
 
 from ._axes import is_decreasing, normalize_axis
-from ._dask_operands import _reset_operand, _segments, _without_empty_chunks
+from ._dask_operands import _reset_operand, _segments, _walked_layout, _without_empty_chunks
 from ._dask_segments import _head, _starts
-from ._recurrence import _alpha, _broadcast, _is_weak, _result_dtype, ewm_dtypes
+from ._recurrence import _alpha, _broadcast, _check_initial, _is_weak, _result_dtype, ewm_dtypes
 from ._runtime import Direction, off_in_dask_workers
 
 
@@ -236,29 +236,50 @@ def _state_chain(pairs: da.Array, blocks: list[da.Array], init: Any, common: dic
     return da.Array(graph, name, pairs.chunks, meta=np.empty((0,) * pairs.ndim, dtype=compute))
 
 
-def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Any = "increasing", exclusive: bool = False,
-                      initial: Any = None, reset: Any = None, dtype: Any = None) -> da.Array:
+def _flattened(value: Any, shape: tuple[int, ...]) -> Any:
+    """A NumPy or Dask array that broadcasts to ``shape``, broadcast and flattened in C order (for ``axis=None``)."""
+    if isinstance(value, da.Array):
+        return _walked_layout(da.broadcast_to(value, shape), None)[0]
+    return np.broadcast_to(value, shape).reshape(-1)
+
+
+def linear_recurrence(a: Any, b: Any, axis: Optional[int] = -1, *, direction: Any = "increasing",
+                      exclusive: bool = False, initial: Any = None, reset: Any = None, dtype: Any = None) -> da.Array:
     """simdscan.dask.linear_recurrence: the NumPy level's checks, in its order, on stand-ins of the operands' shapes
-    and dtypes (nothing computed), then the graph of the module's description."""
+    and dtypes (nothing computed), then the graph of the module's description (``axis=None``: of ``b`` flattened in
+    C order, ``a`` and ``reset`` broadcast to ``b`` and flattened with it)."""
     x = b if isinstance(b, da.Array) else da.asarray(b)
     a_given = a if _is_weak(a) or isinstance(a, da.Array) else np.asarray(a)
     initial_given: Any = 0 if initial is None else (
         initial if _is_weak(initial) or isinstance(initial, da.Array) else np.asarray(initial))
-    rdt = _result_dtype([_dtype_of(a_given), np.zeros((), x.dtype), _dtype_of(initial_given)], dtype)
+    rdt = _result_dtype([_dtype_of(a_given), np.zeros((), x.dtype)], dtype)  # (initial takes no part)
     compute = np.dtype(np.float32) if rdt == np.float16 else rdt
+    _check_initial(_dtype_of(initial_given), rdt)
     decreasing = is_decreasing(direction)
     if x.ndim == 0:
         x = x.reshape(1)
-    along = normalize_axis(axis, x.ndim)
+    scalar_a = np.ndim(a_given) == 0 and not isinstance(a_given, da.Array)
+    flags: Any = None
+    given = x
+    if axis is None:
+        if any(np.isnan(c) for c in x.shape):
+            raise ValueError("simdscan.dask needs known chunk sizes; call compute_chunk_sizes() on the array first")
+        if not scalar_a:
+            _broadcast(_shaped(a_given), x.shape, "a", "b's shape")
+            a_given = _flattened(a_given, x.shape)
+        flags = None if reset is None else _reset_operand(reset, x.shape, None)
+        x, along = _walked_layout(x, None)
+    else:
+        along = normalize_axis(axis, x.ndim)
     shape = x.shape
     if any(np.isnan(c) for c in shape):
         raise ValueError("simdscan.dask needs known chunk sizes; call compute_chunk_sizes() on the array first")
     line_shape = shape[:along] + shape[along + 1:]
-    scalar_a = np.ndim(a_given) == 0 and not isinstance(a_given, da.Array)
     if not scalar_a:
         _broadcast(_shaped(a_given), shape, "a", "b's shape")
     _broadcast(_shaped(initial_given), line_shape, "initial", "the line shape")
-    flags = None if reset is None else _reset_operand(reset, shape, along)
+    if axis is not None:
+        flags = None if reset is None else _reset_operand(reset, shape, along)
     meta = np.empty((0,) * x.ndim, dtype=rdt)
     if x.size == 0:
         return da.zeros(shape, dtype=rdt, chunks=x.chunks)
@@ -281,7 +302,7 @@ def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Any = "incre
         init_lazy = init_lazy.astype(compute)
         operands.append(init_lazy)
     if flags is not None:
-        operands.extend(_segments(flags, x, x))
+        operands.extend(_segments(flags, given, x))
     common: dict[str, Any] = dict(a=a_value, init=init_value, reset=flags is not None, axis=along,
                                   decreasing=decreasing)
     nb = x.numblocks[along]
@@ -297,7 +318,7 @@ def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Any = "incre
                          first=walk[0], chunks=x.chunks, dtype=rdt, meta=meta, **common)
 
 
-def discounted_cumsum(x: Any, gamma: Any, axis: int = -1, *, reset: Any = None) -> da.Array:
+def discounted_cumsum(x: Any, gamma: Any, axis: Optional[int] = -1, *, reset: Any = None) -> da.Array:
     """simdscan.dask.discounted_cumsum: :func:`linear_recurrence` from the end, as the NumPy level."""
     return linear_recurrence(gamma, x, axis, direction="decreasing", reset=reset)
 

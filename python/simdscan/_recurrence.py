@@ -44,6 +44,20 @@ def _result_dtype(operands: list[Any], dtype: Any) -> np.dtype:
     return promoted
 
 
+def _check_initial(initial: Any, result: np.dtype) -> None:
+    """TypeError unless ``initial`` (a Python number, or what has a dtype) casts to the ``result`` dtype by
+    'same_kind' rules: a complex one only to a complex result (its dtype otherwise as :func:`_floating` takes it).
+    ``initial`` takes no part in the result's dtype: it is read in it, as ``a`` and ``b`` are."""
+    if _is_weak(initial):
+        if isinstance(initial, complex) and result.kind != "c":
+            raise TypeError(f"a complex initial does not cast to the result dtype {result} (by 'same_kind' rules)")
+        return
+    given = np.asarray(initial).dtype
+    _floating(given)
+    if not np.can_cast(given, result, casting="same_kind"):
+        raise TypeError(f"initial of dtype {given} does not cast to the result dtype {result} (by 'same_kind' rules)")
+
+
 def _merged(shape: tuple[int, ...], strides: tuple[int, ...]) -> Optional[tuple[int, int]]:
     """Axes of ``shape`` and byte ``strides`` as one (size, stride), where they lie evenly in memory, else None."""
     size, stride = 1, 0
@@ -159,7 +173,7 @@ def _broadcast(value: Any, shape: tuple[int, ...], name: str, target: str) -> No
 
 
 @takes_array_types_as("b")
-def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Union[Direction, str] = "increasing",
+def linear_recurrence(a: Any, b: Any, axis: Optional[int] = -1, *, direction: Union[Direction, str] = "increasing",
                       exclusive: bool = False, initial: Any = None, reset: Any = None, dtype: Any = None,
                       out: Optional[np.ndarray] = None) -> np.ndarray:
     """The first-order linear recurrence ``y[i] = a[i] * y[i-1] + b[i]`` along an axis: exponential smoothing,
@@ -172,24 +186,30 @@ def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Union[Direct
     Parameters
     ----------
     a : array_like or scalar
-        The coefficients, broadcast to ``b``'s shape; a scalar is the same for every element.
+        The coefficients, broadcast to ``b``'s shape (and flattened with it for ``axis=None``); a scalar is the same
+        for every element.
     b : array_like
         The inputs.
-    axis : int, default -1
-        The axis along which the recurrence runs.
+    axis : int or None, default -1
+        The axis along which the recurrence runs; ``None`` runs it along ``b`` flattened in C order (a view of ``b``
+        where NumPy's reshape makes one), as ``numpy.cumsum(x, axis=None)`` and simdscan's other scans do, and
+        returns it 1-D: ``a`` and ``reset`` are broadcast to ``b``'s shape and flattened with it, ``initial`` is a
+        scalar (the line shape is then ``()``), and ``out`` has the flattened shape ``(b.size,)``.
     direction : {"increasing", "decreasing"} or Direction, default "increasing"
         ``"decreasing"`` runs from the end: ``y[i] = a[i] * y[i+1] + b[i]``.
     exclusive : bool, default False
         Each output is the state before its element (``initial`` first in the walk), not after it.
     initial : array_like or scalar, optional
         The state before each line's first element in the walk (default 0): a scalar, or an array broadcast to
-        the shape of ``b`` without ``axis``.
+        the shape of ``b`` without ``axis``. It takes no part in the result's dtype: it is cast to it by
+        'same_kind' rules (read in the dtype the result is computed in), so a float64 ``initial`` is rounded to a
+        float32 result, and a complex one with a real result raises TypeError.
     reset : array_like, optional
         Segments, as for :func:`cumsum`: True at index i begins a new segment at element i (in index order, whatever
         the direction); each segment starts again from ``initial``.
     dtype : data-type, optional
-        The result's dtype (floating or complex). Default: the result type of ``a``, ``b`` and ``initial``, with
-        integers and bool as float64 and Python numbers taking the others' precision (NumPy 2's rules, NEP 50).
+        The result's dtype (floating or complex). Default: the result type of ``a`` and ``b`` (never ``initial``),
+        with integers and bool as float64 and Python numbers taking the others' precision (NumPy 2's rules, NEP 50).
         float16 is computed in float32 and rounded once per output; the others in their own precision.
     out : ndarray, optional
         Where to write the result (its shape and dtype; ``out=b`` runs in place).
@@ -197,16 +217,17 @@ def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Union[Direct
     Returns
     -------
     ndarray
-        ``out`` if given, else a new array of ``b``'s shape.
+        ``out`` if given, else a new array of ``b``'s shape (1-D for ``axis=None``).
 
     Raises
     ------
     TypeError
-        A dtype that is neither floating, complex, integer nor bool (or ``dtype`` not floating or complex); ``out``
-        not an ndarray or of another dtype.
+        A dtype that is neither floating, complex, integer nor bool (or ``dtype`` not floating or complex); an
+        ``initial`` that does not cast to the result dtype by 'same_kind' rules (complex to real); ``out`` not an
+        ndarray or of another dtype.
     ValueError
-        ``a``, ``initial`` or ``reset`` do not broadcast; ``reset`` holds a value other than 0 and 1; ``out`` of
-        another shape or read-only.
+        ``a``, ``initial`` or ``reset`` do not broadcast (for ``axis=None``: ``a`` and ``reset`` to ``b``'s shape,
+        ``initial`` to ``()``); ``reset`` holds a value other than 0 and 1; ``out`` of another shape or read-only.
     numpy.exceptions.AxisError
         ``axis`` is out of range.
 
@@ -220,23 +241,37 @@ def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Union[Direct
     array([2. , 5. , 3.5])
     >>> simdscan.linear_recurrence(0.5, [1.0, 1.0, 1.0, 1.0], reset=[0, 0, 1, 0], exclusive=True)
     array([0., 1., 0., 1.])
+    >>> simdscan.linear_recurrence(0.5, [[1.0, 1.0], [1.0, 1.0]], axis=None)
+    array([1.   , 1.5  , 1.75 , 1.875])
     """
     values = np.asarray(b)
     a_given = a if _is_weak(a) else np.asarray(a)
     initial_given: Any = 0 if initial is None else initial if _is_weak(initial) else np.asarray(initial)
-    result_dtype = _result_dtype([a_given, values, initial_given], dtype)
+    result_dtype = _result_dtype([a_given, values], dtype)  # (initial takes no part: it is read in this dtype)
     compute = np.dtype(np.float32) if result_dtype == np.float16 else result_dtype
+    _check_initial(initial_given, result_dtype)
     reverse = is_decreasing(direction)
     if values.ndim == 0:
         values = values.reshape(1)
-    along = normalize_axis(axis, values.ndim)
+    scalar_a = np.ndim(a_given) == 0
+    if axis is None:  # the C-order flattened b (a view where NumPy's reshape makes one), a and reset with it
+        given_shape = values.shape
+        if not scalar_a:
+            _broadcast(a_given, given_shape, "a", "b's shape")
+            a_given = np.broadcast_to(a_given, given_shape).reshape(-1)
+        flags = reset_flags(reset, given_shape, None)
+        values = values.reshape(-1)
+        along = 0
+    else:
+        along = normalize_axis(axis, values.ndim)
+        flags = None
     shape = values.shape
     line_shape = shape[:along] + shape[along + 1:]
-    scalar_a = np.ndim(a_given) == 0
     if not scalar_a:
         _broadcast(a_given, shape, "a", "b's shape")
     _broadcast(initial_given, line_shape, "initial", "the line shape")
-    flags = reset_flags(reset, shape, along)
+    if axis is not None:
+        flags = reset_flags(reset, shape, along)
     if out is not None:
         check_out(out, shape, result_dtype)
     if values.size == 0:
@@ -262,7 +297,7 @@ def linear_recurrence(a: Any, b: Any, axis: int = -1, *, direction: Union[Direct
 
 
 @takes_array_types
-def discounted_cumsum(x: Any, gamma: Any, axis: int = -1, *, reset: Any = None,
+def discounted_cumsum(x: Any, gamma: Any, axis: Optional[int] = -1, *, reset: Any = None,
                       out: Optional[np.ndarray] = None) -> np.ndarray:
     """Discounted returns ``G[i] = x[i] + gamma[i] * G[i+1]``: :func:`linear_recurrence` from the end.
 
@@ -272,8 +307,8 @@ def discounted_cumsum(x: Any, gamma: Any, axis: int = -1, *, reset: Any = None,
         The rewards.
     gamma : array_like or scalar
         The discount, broadcast to ``x``'s shape.
-    axis : int, default -1
-        The time axis.
+    axis : int or None, default -1
+        The time axis; ``None`` runs along ``x`` flattened in C order, as for :func:`linear_recurrence`.
     reset : array_like, optional
         True at each episode's first step (``reset[1:] = dones[:-1]`` for a ``dones`` array that marks each
         episode's last step): returns never leak from one episode into the one before it.
