@@ -199,13 +199,12 @@ def _merge(shape, strides):
 def walks_rows(b, axis, dtype):
     """The README's rule (determinism): linear_recurrence walks b's lines a row of columns at a time where b (as
     the computing dtype: converted, where it is of another, in the layout NumPy's astype gives) has more than one
-    element after ``axis``, those axes contiguous, and the axes before it lie evenly."""
+    element along ``axis`` and after it, those axes contiguous (whatever the axes before it)."""
     x = np.asarray(b)
     x = x if x.dtype == compute_dtype(dtype) else x.astype(compute_dtype(dtype))
     axis = normalize_axis_index(axis, x.ndim)
-    before = _merge(x.shape[:axis], x.strides[:axis])
     after = _merge(x.shape[axis + 1:], x.strides[axis + 1:])
-    return before is not None and after is not None and after[0] > 1 and after[1] == x.itemsize
+    return x.shape[axis] > 1 and after is not None and after[0] > 1 and after[1] == x.itemsize
 
 
 def as_walked_by(values, b, axis, dtype):

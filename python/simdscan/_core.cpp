@@ -335,91 +335,113 @@ py::object cumulative(CumulativeOperator op, py::handle a, py::handle axis, py::
     return std::move(result);
 }
 
-// The linear recurrence of prepared operands (_recurrence.py): b and out (lines, n, columns) views of one floating or
-// complex native dtype, a the same or None with a_value one value of it, initial a (lines, columns) view, reset None
-// or a (lines, n, columns) bool view; any strides, laid out as the core takes them (scan.hpp).
-void linear_recurrence(py::handle a, py::handle a_value, py::handle b, py::handle initial, py::handle reset,
-                       py::handle out, bool reverse, bool exclusive) {
-    const auto values = py::reinterpret_borrow<py::array>(b);
-    auto result = py::reinterpret_borrow<py::array>(out);
-    const auto shaped = [&](py::handle operand, const std::vector<py::ssize_t>& shape, const py::dtype& dtype) {
-        const auto array = py::reinterpret_borrow<py::array>(operand);
-        return py::isinstance<py::array>(operand) && array.dtype().equal(dtype) &&
-               std::vector<py::ssize_t>(array.shape(), array.shape() + array.ndim()) == shape;
-    };
-    if (values.ndim() != 3) {
-        throw py::value_error("linear_recurrence takes (lines, n, columns) operands of one dtype");
+// `array` as an operand of `sizes` (NumPy's broadcasting: its axes the last ones, stride 0 along an axis it lacks or
+// has one element of), into `view`; where `axis` is given, `array` broadcasts to `sizes` without that axis, and is at
+// stride 0 along it (a recurrence's initial state, one a line).
+void describe_broadcast(simdscan::TensorView& view, const py::array& array, const std::vector<py::ssize_t>& sizes,
+                        std::optional<std::size_t> axis = std::nullopt) {
+    describe(view, array, const_cast<void*>(array.data()));
+    const std::size_t rank = sizes.size() - (axis ? 1 : 0);
+    if (std::size_t(array.ndim()) > rank) {
+        throw py::value_error("an operand has more axes than the data");
     }
-    const std::vector<py::ssize_t> shape(values.shape(), values.shape() + 3);
-    if (!shaped(out, shape, values.dtype()) || !result.writeable() ||
-        !shaped(initial, {shape[0], shape[2]}, values.dtype()) ||
-        (!a.is_none() && !shaped(a, shape, values.dtype())) ||
-        (!reset.is_none() && !shaped(reset, shape, py::dtype::of<bool>()))) {
-        throw py::value_error("linear_recurrence takes (lines, n, columns) operands of one dtype");
+    view.sizes = sizes;
+    view.byte_strides.assign(sizes.size(), 0);
+    const std::size_t lead = rank - std::size_t(array.ndim());
+    for (std::size_t d = 0; d < std::size_t(array.ndim()); ++d) {
+        const std::size_t to = lead + d + (axis && lead + d >= *axis ? 1 : 0);
+        const py::ssize_t extent = array.shape(py::ssize_t(d));
+        if (extent != sizes[to] && extent != 1) {
+            throw py::value_error("an operand does not broadcast to the data's shape");
+        }
+        view.byte_strides[to] = extent == 1 ? 0 : array.strides(py::ssize_t(d));
     }
-    const auto strides = [](py::handle operand) {
-        const auto array = py::reinterpret_borrow<py::array>(operand);
-        const bool lines = array.ndim() == 2;  // initial: (lines, columns)
-        return simdscan::RecurrenceStrides{array.strides(0), lines ? 0 : array.strides(1),
-                                           array.strides(lines ? 1 : 2)};
-    };
-    simdscan::LinearRecurrenceDesc desc;
-    desc.data_type = data_type_of(values.dtype());
-    desc.lines = shape[0];
-    desc.n = shape[1];
-    desc.columns = shape[2];
-    const auto a_scalar = py::array(values.dtype(), std::vector<py::ssize_t>{}, nullptr);
-    if (a.is_none()) {
-        a_scalar.attr("__setitem__")(py::tuple(), a_value);
-        desc.a_value = a_scalar.data();
-    } else {
-        desc.a = py::reinterpret_borrow<py::array>(a).data();
-        desc.a_strides = strides(a);
-    }
-    desc.b = values.data();
-    desc.b_strides = strides(b);
-    desc.initial = py::reinterpret_borrow<py::array>(initial).data();
-    desc.initial_strides = strides(initial);
-    if (!reset.is_none()) {
-        desc.reset = py::reinterpret_borrow<py::array>(reset).data();
-        desc.reset_strides = strides(reset);
-    }
-    desc.out = result.mutable_data();
-    desc.out_strides = strides(out);
-    desc.direction = reverse ? simdscan::AxisDirection::decreasing : simdscan::AxisDirection::increasing;
-    desc.exclusive = exclusive;
-    py::gil_scoped_release release;
-    simdscan::linear_recurrence(desc);  // (std::invalid_argument, for a layout it does not run, is ValueError)
 }
 
-// pandas' exponentially weighted mean of prepared operands (_recurrence.py): x and out (lines, n, columns)
-// views of float32 or float64, laid out as the core takes them (scan.hpp).
-void weighted_mean(py::handle x, py::handle out, double decay, double alpha, bool adjust, bool ignore_na) {
-    const auto values = py::reinterpret_borrow<py::array>(x);
-    auto result = py::reinterpret_borrow<py::array>(out);
-    if (!py::isinstance<py::array>(x) || !py::isinstance<py::array>(out) || values.ndim() != 3 ||
-        result.ndim() != 3 || !result.dtype().equal(values.dtype()) || !result.writeable() ||
-        !std::equal(values.shape(), values.shape() + 3, result.shape())) {
-        throw py::value_error("weighted_mean takes (lines, n, columns) operands of one dtype");
+// `operand`, or a copy of it where it overlaps `out` other than as the same view (which reads each element before
+// writing its output; `reread`: never, as a state read again at every segment start).
+py::array apart_from(const py::array& operand, const py::object& out, bool reread = false) {
+    if (out.is_none()) {
+        return operand;
     }
-    const auto strides = [](const py::array& array) {
-        return simdscan::RecurrenceStrides{array.strides(0), array.strides(1), array.strides(2)};
-    };
-    simdscan::WeightedMeanDesc desc;
-    desc.data_type = data_type_of(values.dtype());
-    desc.lines = values.shape(0);
-    desc.n = values.shape(1);
-    desc.columns = values.shape(2);
-    desc.x = values.data();
-    desc.x_strides = strides(values);
-    desc.out = result.mutable_data();
-    desc.out_strides = strides(result);
-    desc.decay = decay;
-    desc.alpha = alpha;
-    desc.adjust = adjust;
-    desc.ignore_na = ignore_na;
-    py::gil_scoped_release release;
-    simdscan::exponentially_weighted_mean(desc);  // (std::invalid_argument, for a layout it does not run, is ValueError)
+    const auto target = py::reinterpret_borrow<py::array>(out);
+    if (!may_overlap(operand, target) || (!reread && same_view(operand, target))) {
+        return operand;
+    }
+    return operand.attr("copy")();
+}
+
+// The result array (out, or a new one in b's memory order) and the core's run of `desc` (its input b) into it, the
+// GIL released for a large one.
+py::object run_into(simdscan::CumulativeOperatorDesc& desc, const py::array& b, const py::object& out) {
+    const bool have_out = !out.is_none();
+    py::object result_handle = out;
+    if (!have_out) {
+        const CachedResults cached(std::size_t(b.nbytes()));
+        result_handle = new_like(b, b.dtype());
+    }
+    auto result = py::reinterpret_borrow<py::array>(result_handle);
+    describe(desc.output, result, result.mutable_data());
+    if (b.size() >= gil_release_elements) {
+        py::gil_scoped_release release;
+        if (!have_out) {
+            simdscan::fault_in(desc.output.data, std::size_t(result.nbytes()));
+        }
+        simdscan::execute(desc);
+    } else {
+        simdscan::execute(desc);
+    }
+    return result_handle;
+}
+
+// A job for the recurrences' runner: every field set anew, one per thread (its views' vectors keep their capacity).
+simdscan::CumulativeOperatorDesc& recurrence_desc(simdscan::CumulativeOperator op, const py::array& b,
+                                                  std::size_t axis) {
+    thread_local simdscan::CumulativeOperatorDesc desc;
+    desc.op = op;
+    describe(desc.input, b, const_cast<void*>(b.data()));
+    for (simdscan::TensorView* view : {&desc.indices, &desc.reset, &desc.labels, &desc.coefficient, &desc.initial}) {
+        view->data = nullptr;
+    }
+    desc.axis = axis;
+    desc.direction = simdscan::AxisDirection::increasing;
+    desc.exclusive = desc.compensated = desc.skip_nan = false;
+    desc.then.reset();
+    desc.weighting = {};
+    return desc;
+}
+
+// simdscan.linear_recurrence's core call (_recurrence.py): b (at least 1-D) and a (any shape that broadcasts to
+// b's, 0-d for a scalar) and initial (broadcast to b's shape without the axis) of b's dtype, float32, float64 or
+// complex; reset None or bool of b's shape; out None or of b's shape and dtype. An operand that overlaps out is read
+// from a copy, b too unless it is out's very view.
+py::object linear_recurrence(const py::array& b, const py::array& a, const py::array& initial, const py::object& reset,
+                             const py::object& out, std::size_t axis, bool reverse, bool exclusive) {
+    const std::vector<py::ssize_t> sizes(b.shape(), b.shape() + b.ndim());
+    const py::array values = apart_from(b, out);
+    auto& desc = recurrence_desc(simdscan::CumulativeOperator::linear_recurrence, values, axis);
+    const py::array coefficients = apart_from(a, out);
+    describe_broadcast(desc.coefficient, coefficients, sizes);
+    const py::array states = apart_from(initial, out, true);
+    describe_broadcast(desc.initial, states, sizes, axis);
+    py::array flags;
+    if (!reset.is_none()) {
+        flags = apart_from(py::reinterpret_borrow<py::array>(reset), out);
+        describe_broadcast(desc.reset, flags, sizes);
+    }
+    desc.direction = reverse ? simdscan::AxisDirection::decreasing : simdscan::AxisDirection::increasing;
+    desc.exclusive = exclusive;
+    return run_into(desc, values, out);
+}
+
+// simdscan.ewm_mean's core call (_recurrence.py): x float32 or float64 (at least 1-D), out None or of its shape and
+// dtype; pandas' mean along axis.
+py::object weighted_mean(const py::array& x, const py::object& out, std::size_t axis, double alpha, bool adjust,
+                         bool ignore_na) {
+    const py::array values = apart_from(x, out);
+    auto& desc = recurrence_desc(simdscan::CumulativeOperator::weighted_mean, values, axis);
+    desc.weighting = {alpha, adjust, ignore_na};
+    return run_into(desc, values, out);
 }
 
 void initialise(const py::object& direction_type) {
@@ -659,17 +681,15 @@ PYBIND11_MODULE(_core, m) {
     PyModule_AddFunctions(m.ptr(), scan_functions);
     m.def("fast_scan", &fast_scan, py::arg("function"), py::arg("op"), py::arg("defaults"), py::arg("skip_nan"),
           py::arg("doc"), "A builtin that calls as function does, the calls its body hands to scan made in C++.");
-    m.def("linear_recurrence", &linear_recurrence, py::arg("a"), py::arg("a_value"), py::arg("b"), py::arg("initial"),
-          py::arg("reset"), py::arg("out"), py::arg("reverse"), py::arg("exclusive"),
-          "linear_recurrence(a, a_value, b, initial, reset, out, reverse, exclusive): out = the recurrence "
-          "y = a * y + b along axis 1 of (lines, n, columns) views of one floating or complex dtype (a None: "
-          "a_value everywhere), each line contiguous or each row of columns, from initial's (lines, columns) state "
-          "and again where reset (None or bool) begins a segment; for simdscan.linear_recurrence.");
-    m.def("weighted_mean", &weighted_mean, py::arg("x"), py::arg("out"), py::arg("decay"), py::arg("alpha"),
+    m.def("linear_recurrence", &linear_recurrence, py::arg("b"), py::arg("a"), py::arg("initial"), py::arg("reset"),
+          py::arg("out"), py::arg("axis"), py::arg("reverse"), py::arg("exclusive"),
+          "linear_recurrence(b, a, initial, reset, out, axis, reverse, exclusive): the recurrence y = a * y + b "
+          "along axis (from the end where reverse), a broadcast to b's shape, initial to its lines; returns out, or "
+          "a new array; for simdscan.linear_recurrence.");
+    m.def("weighted_mean", &weighted_mean, py::arg("x"), py::arg("out"), py::arg("axis"), py::arg("alpha"),
           py::arg("adjust"), py::arg("ignore_na"),
-          "weighted_mean(x, out, decay, alpha, adjust, ignore_na): pandas' exponentially weighted mean along axis 1 "
-          "of (lines, n, columns) float32 or float64 views, each line contiguous or each row of columns; for "
-          "simdscan.ewm_mean.");
+          "weighted_mean(x, out, axis, alpha, adjust, ignore_na): pandas' exponentially weighted mean along axis; "
+          "returns out, or a new array; for simdscan.ewm_mean.");
     m.def("isa", &simdscan::active_isa, "The active ISA tier.");
     m.def("_last_path", &simdscan::last_path, "Which runner this thread's last scan took (for the tests).");
     m.def("supported_isas", &simdscan::supported_isas, "ISA tiers this CPU supports, lowest first.");

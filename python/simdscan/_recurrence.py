@@ -58,102 +58,6 @@ def _check_initial(initial: Any, result: np.dtype) -> None:
         raise TypeError(f"initial of dtype {given} does not cast to the result dtype {result} (by 'same_kind' rules)")
 
 
-def _merged(shape: tuple[int, ...], strides: tuple[int, ...]) -> Optional[tuple[int, int]]:
-    """Axes of ``shape`` and byte ``strides`` as one (size, stride), where they lie evenly in memory, else None."""
-    size, stride = 1, 0
-    for extent, step in zip(reversed(shape), reversed(strides)):
-        if extent == 1:
-            continue
-        if size == 1:
-            size, stride = extent, step
-        elif step == stride * size:
-            size *= extent
-        else:
-            return None
-    return size, stride
-
-
-def _three_axes(x: np.ndarray, along: int, shape: Optional[tuple[int, ...]] = None) -> Optional[np.ndarray]:
-    """``x``, broadcast to ``shape`` where given (repeated values at stride 0, never copied), viewed as (lines, n,
-    columns), the core's layout: its axes before ``along`` merged into lines and those after it into columns, where
-    each side merges; else None."""
-    shape = x.shape if shape is None else shape
-    pad = len(shape) - x.ndim
-    strides = (0,) * pad + tuple(0 if extent == 1 and size != 1 else stride
-                                 for extent, size, stride in zip(x.shape, shape[pad:], x.strides))
-    lines = _merged(shape[:along], strides[:along])
-    columns = _merged(shape[along + 1:], strides[along + 1:])
-    if lines is None or columns is None:
-        return None
-    sizes = (lines[0], shape[along], columns[0])
-    if shape == x.shape:
-        view = x.reshape(sizes)  # a view: the axes merge (NumPy's reshape merges exactly such axes without a copy)
-    elif x.flags.c_contiguous:
-        view = np.ndarray(sizes, x.dtype, buffer=x, strides=(lines[1], strides[along], columns[1]))
-    else:
-        view = np.broadcast_to(x, shape).reshape(sizes)
-    if not x.flags.writeable:
-        view.flags.writeable = False
-    return view
-
-
-# The two layouts the core runs (scan.hpp's LinearRecurrenceDesc): every line contiguous, or every row of columns
-# (axis 2 of the (lines, n, columns) view; a, initial and reset may also repeat one value along it).
-_LINES, _ROWS = 1, 2
-
-
-def _fits(view: Optional[np.ndarray], layout: int, broadcast: bool = False, staged: bool = False) -> bool:
-    """Whether the core runs ``view`` in ``layout`` (``staged``: lines of any strides, which linear_recurrence's
-    chunks gather and scatter)."""
-    if view is None:
-        return False
-    if staged and layout == _LINES:
-        return True
-    stride = view.strides[layout]
-    return stride == view.itemsize or (broadcast and layout == _ROWS and stride == 0) or view.shape[layout] == 1
-
-
-def _laid_out(x: np.ndarray, along: int, layout: int, dtype: np.dtype) -> np.ndarray:
-    """A copy of ``x`` in ``dtype`` that ``layout`` runs on."""
-    if layout == _ROWS:
-        return np.array(x, dtype=dtype, order="C")
-    return np.moveaxis(np.array(np.moveaxis(x, along, -1), dtype=dtype, order="C"), -1, along)
-
-
-def _operand(x: np.ndarray, along: int, layout: int, dtype: np.dtype, target: np.ndarray,
-             shape: Optional[tuple[int, ...]] = None, staged: bool = False) -> np.ndarray:
-    """An operand as a (lines, n, columns) view that ``layout`` runs on (broadcast to ``shape`` where given: a, initial
-    and reset, which may repeat a value along the columns), converted or copied only where it must be: of another
-    dtype, laid out otherwise, or over the output other than as the very same view (in place, each element is read
-    before its output is written)."""
-    view = _three_axes(x, along, shape) if x.dtype == dtype else None
-    if view is not None and np.may_share_memory(view, target):
-        same = (view.__array_interface__["data"] == target.__array_interface__["data"]
-                and view.strides == target.strides)
-        view = view if same else None
-    if not _fits(view, layout, shape is not None, staged):
-        full = x if shape is None else np.broadcast_to(x, shape)
-        view = _three_axes(_laid_out(full, along, layout, dtype), along)
-    assert view is not None
-    return view
-
-
-def _placed(values: np.ndarray, along: int, out: Optional[np.ndarray],
-            staged: bool = False) -> tuple[int, np.ndarray, bool]:
-    """The layout the core runs ``values`` (of the computing dtype) in: each row of columns where its rows are
-    contiguous (time along axis 0 of a (T, N) batch), else each line contiguous; the array it writes (``out`` where
-    laid out so, else a new one) and whether that is ``out``."""
-    view = _three_axes(values, along)
-    layout = _ROWS if view is not None and view.shape[2] > 1 and _fits(view, _ROWS) else _LINES
-    direct = out is not None and out.dtype == values.dtype and _fits(_three_axes(out, along), layout, False, staged)
-    if direct:
-        return layout, out, True  # type: ignore[return-value]
-    if layout == _ROWS:
-        return layout, np.empty(values.shape, values.dtype), False
-    moved = values.shape[:along] + values.shape[along + 1:] + (values.shape[along],)
-    return layout, np.moveaxis(np.empty(moved, values.dtype), -1, along), False
-
-
 def _delivered(result: np.ndarray, direct: bool, out: Optional[np.ndarray], result_dtype: np.dtype) -> np.ndarray:
     """The core's result as the caller asked for it: ``out`` (written already where ``direct``), or in
     ``result_dtype``."""
@@ -277,22 +181,12 @@ def linear_recurrence(a: Any, b: Any, axis: Optional[int] = -1, *, direction: Un
     if values.size == 0:
         return np.empty(shape, result_dtype) if out is None else out
 
+    # The core reads every operand where it lies (a scalar a or a line's initial state at stride 0, never expanded)
+    # and writes out where it has the computing dtype; only another dtype is converted here.
     values = values if values.dtype == compute else values.astype(compute)
-    layout, result, direct = _placed(values, along, out, staged=True)
-    target = _three_axes(result, along)
-    assert target is not None
-    b_view = _operand(values, along, layout, compute, target, staged=True)
-    # (a and initial converted before they are broadcast: a scalar or a line's values are never expanded.)
-    a_view = None if scalar_a else _operand(np.asarray(a_given, dtype=compute), along, layout, compute,
-                                            target, shape, staged=True)
-    reset_view = None if flags is None else _operand(flags, along, layout, np.dtype(bool), target, shape, staged=True)
-    # initial as lines of one element: copied where it overlaps out, as it is read again at every segment.
-    states = np.asarray(initial_given, dtype=compute)
-    states = np.expand_dims(states.reshape((1,) * (len(line_shape) - states.ndim) + states.shape), along)
-    initial_view = _operand(states, along, layout, compute, target, line_shape[:along] + (1,) + line_shape[along:])
-    initial_view = initial_view[:, 0, :]
-    _core.linear_recurrence(a_view, None if a_view is not None else compute.type(a_given), b_view, initial_view,
-                            reset_view, target, reverse, bool(exclusive))
+    direct = out is not None and out.dtype == compute
+    result = _core.linear_recurrence(values, np.asarray(a_given, dtype=compute), np.asarray(initial_given, dtype=compute),
+                                     flags, out if direct else None, along, reverse, bool(exclusive))
     return _delivered(result, direct, out, result_dtype)
 
 
@@ -415,9 +309,7 @@ def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optio
     # One pass: with adjust, the weighted sums of the values and of their weights and their quotient; without it,
     # pandas' recursion (the core's kernels).
     values = data if data.dtype == compute else data.astype(compute)
-    layout, result, direct = _placed(values, along, out)
-    target = _three_axes(result, along)
-    assert target is not None
-    _core.weighted_mean(_operand(values, along, layout, compute, target), target, float(compute.type(1.0 - smoothing)),
-                        float(compute.type(smoothing)), bool(adjust), bool(ignore_na))
+    direct = out is not None and out.dtype == compute
+    result = _core.weighted_mean(values, out if direct else None, along, float(smoothing), bool(adjust),
+                                 bool(ignore_na))
     return _delivered(result, direct, out, result_dtype)

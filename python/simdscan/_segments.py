@@ -26,7 +26,7 @@ def reset_flags(reset: Any, shape: Tuple[int, ...], axis: Any) -> Optional[np.nd
     if flags.dtype.kind not in "biuf":
         raise TypeError(f"reset must be bool, or integer or floating 0s and 1s, not dtype {flags.dtype}")
     try:
-        flags = np.broadcast_to(flags, shape)
+        flags = flags if flags.shape == shape else np.broadcast_to(flags, shape)
     except ValueError:
         raise ValueError(f"reset of shape {flags.shape} does not broadcast to the input's shape {shape}") from None
     if flags.dtype.kind != "b":

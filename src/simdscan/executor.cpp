@@ -68,6 +68,9 @@ void execute(const CumulativeOperatorDesc& desc) {
         desc.input.data_type == desc.output.data_type
             ? nullptr
             : detail::active_kernels().widen[std::size_t(desc.input.data_type)][std::size_t(desc.output.data_type)];
+    if (operator_traits(desc.op).on_recurrence_runner) {
+        return detail::run_recurrence(detail::make_plan(desc), desc);
+    }
     if (!desc.then) {
         detail::Plan plan = detail::make_plan(desc);
         plan.widen = widen;

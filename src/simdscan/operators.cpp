@@ -16,14 +16,16 @@ bool is_complex(DataType t) {
 
 const OperatorTraits& operator_traits(CumulativeOperator op) {
     // In CumulativeOperator's order: name, needs_order, needs_nan, counts, computes_in_floating, compensates,
-    // skips_nan, writes_indices, builds_tables.
+    // skips_nan, writes_indices, builds_tables, on_recurrence_runner, recurs, takes_segments, takes_groups.
     static constexpr OperatorTraits traits[] = {
-        {"sum", false, false, true, false, true, true, false, true},
-        {"product", false, false, true, false, false, true, false, false},
-        {"maximum", true, false, false, false, false, true, true, false},
-        {"minimum", true, false, false, false, false, true, true, false},
-        {"log-sum-exp", false, false, false, true, false, false, false, false},
-        {"forward fill", false, true, false, false, false, false, false, false},
+        {"sum", false, false, true, false, true, true, false, true, false, false, true, true},
+        {"product", false, false, true, false, false, true, false, false, false, false, true, true},
+        {"maximum", true, false, false, false, false, true, true, false, false, false, true, true},
+        {"minimum", true, false, false, false, false, true, true, false, false, false, true, true},
+        {"log-sum-exp", false, false, false, true, false, false, false, false, false, false, true, true},
+        {"forward fill", false, true, false, false, false, false, false, false, false, false, true, true},
+        {"linear recurrence", false, false, false, false, false, false, false, false, true, true, true, false},
+        {"exponentially weighted mean", false, false, false, true, false, false, false, false, true, false, false, false},
     };
     return traits[std::size_t(op)];
 }
@@ -32,6 +34,10 @@ std::string refusal(CumulativeOperator op, DataType t) {
     const OperatorTraits& traits = operator_traits(op);
     if (traits.needs_order && is_complex(t)) {
         return std::string("complex numbers have no order: no running ") + traits.name;
+    }
+    if (traits.on_recurrence_runner && t != DataType::float32 && t != DataType::float64 && !is_complex(t)) {
+        return std::string(traits.name) + " computes in float32, float64 and complex types only (the caller converts "
+                                          "the others)";
     }
     if (traits.computes_in_floating && !is_real_floating(t)) {
         return std::string(traits.name) + " computes in real floating types only";

@@ -78,6 +78,9 @@ void visit_operator_kernels(const CumulativeOperatorDesc& desc, const KernelTabl
                 return run(TypeTag<S>{}, table.forward_fill.template get<C>());
             }
             return;
+        case CumulativeOperator::linear_recurrence:
+        case CumulativeOperator::weighted_mean:
+            return;  // the recurrences' runner's (recurrence.cpp)
     }
 }
 

@@ -105,6 +105,33 @@ std::ptrdiff_t stride_of(const TensorView& view, std::size_t axis) {
     return view.data != nullptr ? view.byte_strides[axis] : 0;
 }
 
+// The operands in Role's order.
+std::array<const TensorView*, Role::count> operand_views(const CumulativeOperatorDesc& desc) {
+    return {&desc.input, &desc.output, &desc.indices, &desc.reset, &desc.labels, &desc.coefficient, &desc.initial};
+}
+
+// What an operand of a role past the output must be: which operators take it (OperatorTraits), with which options,
+// whether they need it, its data type (or the output's) in native order, and whether the job writes it.
+struct RoleRule {
+    const char* name;
+    bool OperatorTraits::*taken;
+    bool with_second_axis;
+    bool without_skipping_nan;
+    bool required;
+    DataType data_type;
+    bool of_output_type;
+    bool written;
+};
+constexpr RoleRule role_rules[Role::count] = {
+    {"input", nullptr, true, false, true, DataType::float32, true, false},  // (checked apart)
+    {"output", nullptr, true, false, true, DataType::float32, true, true},  // (checked apart)
+    {"indices", &OperatorTraits::writes_indices, false, true, false, DataType::int64, false, true},
+    {"reset", &OperatorTraits::takes_segments, false, false, false, DataType::boolean, false, false},
+    {"labels", &OperatorTraits::takes_groups, false, false, false, DataType::int64, false, false},
+    {"coefficient", &OperatorTraits::recurs, false, false, true, DataType::float32, true, false},
+    {"initial", &OperatorTraits::recurs, false, false, true, DataType::float32, true, false},
+};
+
 }  // namespace
 
 void validate(const CumulativeOperatorDesc& desc) {
@@ -136,56 +163,50 @@ void validate(const CumulativeOperatorDesc& desc) {
     if (has_internal_overlap(out)) {
         throw std::invalid_argument("output elements overlap each other");
     }
-    const TensorView& indices = desc.indices;
-    if (indices.data != nullptr) {
-        if (!operator_traits(desc.op).writes_indices) {
-            throw std::invalid_argument(std::string("no ") + operator_traits(desc.op).name + " writes indices");
+    const OperatorTraits& traits = operator_traits(desc.op);
+    if (desc.exclusive && !traits.takes_segments) {
+        throw std::invalid_argument(std::string("no exclusive ") + traits.name);
+    }
+    if (desc.then && !traits.takes_groups) {
+        throw std::invalid_argument(std::string("no ") + traits.name + " along two axes");
+    }
+    const auto views = operand_views(desc);
+    for (std::size_t role = Role::indices; role < Role::count; ++role) {
+        const TensorView& view = *views[role];
+        const RoleRule& rule = role_rules[role];
+        const bool taken = (traits.*rule.taken) && !(desc.then && !rule.with_second_axis) &&
+                           !(rule.without_skipping_nan && desc.skip_nan);
+        if (view.data == nullptr) {
+            if (rule.required && taken) {
+                throw std::invalid_argument(std::string("a ") + traits.name + " needs its " + rule.name);
+            }
+            continue;
         }
-        if (desc.skip_nan || desc.then) {
-            throw std::invalid_argument("NaN-skipping scans and scans along two axes write no indices");
+        if (!taken) {
+            throw std::invalid_argument(std::string("no ") + traits.name + " with these options takes " + rule.name);
         }
-        if (indices.sizes != out.sizes || indices.byte_strides.size() != indices.sizes.size()) {
-            throw std::invalid_argument("indices sizes differ from output sizes");
+        if (view.sizes != in.sizes || view.byte_strides.size() != view.sizes.size()) {
+            throw std::invalid_argument(std::string(rule.name) + " sizes differ from input sizes");
         }
-        if (indices.data_type != DataType::int64 || indices.byte_swapped) {
-            throw std::invalid_argument("indices are native int64");
+        if (view.data_type != (rule.of_output_type ? out.data_type : rule.data_type) || view.byte_swapped) {
+            throw std::invalid_argument(std::string(rule.name) + " are of the wrong data type or byte order");
         }
-        if (has_internal_overlap(indices)) {
-            throw std::invalid_argument("indices overlap each other");
+        if (rule.written && has_internal_overlap(view)) {
+            throw std::invalid_argument(std::string(rule.name) + " overlap each other");
         }
     }
-    const TensorView& reset = desc.reset;
-    if (reset.data != nullptr) {
-        if (reset.sizes != in.sizes || reset.byte_strides.size() != reset.sizes.size()) {
-            throw std::invalid_argument("reset sizes differ from input sizes");
-        }
-        if (reset.data_type != DataType::boolean) {
-            throw std::invalid_argument("reset is boolean");
-        }
-        if (desc.then) {
-            throw std::invalid_argument("scans along two axes take no reset");
-        }
+    if (desc.reset.data != nullptr && desc.labels.data != nullptr) {
+        throw std::invalid_argument("a scan takes reset or labels, not both");
     }
-    const TensorView& labels = desc.labels;
-    if (labels.data != nullptr) {
-        if (labels.sizes != in.sizes || labels.byte_strides.size() != labels.sizes.size()) {
-            throw std::invalid_argument("labels sizes differ from input sizes");
-        }
-        if (labels.data_type != DataType::int64 || labels.byte_swapped) {
-            throw std::invalid_argument("labels are native int64");
-        }
-        if (reset.data != nullptr || desc.then) {
-            throw std::invalid_argument("grouped scans take no reset and no second axis");
-        }
+    if (desc.initial.data != nullptr && in.sizes[desc.axis] > 1 && desc.initial.byte_strides[desc.axis] != 0) {
+        throw std::invalid_argument("initial is a state a line: stride 0 along the axis");
     }
 }
 
 Plan make_plan(const CumulativeOperatorDesc& desc) {
     const TensorView& in = desc.input;
     const TensorView& out = desc.output;
-    const TensorView& indices = desc.indices;
-    // The operands in Role's order.
-    const std::array<const TensorView*, Role::count> views{&in, &out, &indices, &desc.reset, &desc.labels};
+    const auto views = operand_views(desc);
     const auto strides_along = [&](std::size_t axis) {
         OperandBytes strides;
         for (std::size_t role = 0; role < Role::count; ++role) {
@@ -193,9 +214,11 @@ Plan make_plan(const CumulativeOperatorDesc& desc) {
         }
         return strides;
     };
-    Plan plan{{const_cast<char*>(static_cast<const char*>(in.data)), static_cast<char*>(out.data),
-               static_cast<char*>(indices.data), static_cast<char*>(desc.reset.data),
-               static_cast<char*>(desc.labels.data)},
+    Operands data;
+    for (std::size_t role = 0; role < Role::count; ++role) {
+        data[role] = static_cast<char*>(const_cast<void*>(views[role]->data));
+    }
+    Plan plan{data,
               in.sizes[desc.axis], strides_along(desc.axis), {}, 1, 0, 0, 0, false, in.byte_swapped,
               out.byte_swapped, desc.direction == AxisDirection::decreasing};
     const Storage storage = storage_of(out.data_type);  // the input's, or its own where the input widens to it

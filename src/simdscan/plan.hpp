@@ -23,6 +23,8 @@ struct Role {
         indices,  // the positions that supplied an extremum's values, where the job writes them
         reset,    // one byte per element, nonzero where a segment begins in index order (segments.hpp)
         labels,   // an int64 per element, its group (groups.hpp)
+        coefficient,  // a linear recurrence's a, stride 0 where it repeats
+        initial,      // a linear recurrence's state before each line, stride 0 along the axis
         count,
     };
 };
@@ -77,6 +79,9 @@ enum class Path : std::uint8_t {
 };
 
 Path choose_path(const Plan& plan);
+
+// Runs a plan of an operator on the recurrences' runner (OperatorTraits::on_recurrence_runner; recurrence.cpp).
+void run_recurrence(const Plan& plan, const CumulativeOperatorDesc& desc);
 
 // Notes which runner the calling thread's job takes, by a name that scan.hpp's last_path() reports to the tests.
 void note_runner(const char* name);

@@ -1,4 +1,5 @@
-// linear_recurrence and exponentially_weighted_mean (scan.hpp). A linear recurrence's line is cut into chunks at
+// The recurrences' runner: linear_recurrence and weighted_mean (scan.hpp's operators), from their plans. A linear
+// recurrence's line is cut into chunks at
 // fixed places, each chunk's outputs computed from the state before it, and that state from the chunks before by
 // their composed pairs (by the chunk's own walk where its product of a's overflowed): on one thread the chunks in
 // turn, each with its pair; on several the pairs first, in parallel, then the outputs. The same arithmetic either
@@ -12,7 +13,9 @@
 #include <initializer_list>
 #include <limits>
 #include <stdexcept>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "dispatch.hpp"
@@ -172,6 +175,39 @@ template void mean_columns(const WeightedMeanRows<double>&, const MeanSteps<doub
 
 namespace {
 
+// A plan's lines in the runner's form: operands as views of shape (lines, n, columns), the lines side by side along
+// `columns`: line (l, c)'s element i of an operand at l * line + i * step + c * column bytes, in index order.
+struct RecurrenceStrides {
+    std::ptrdiff_t line = 0;
+    std::ptrdiff_t step = 0;
+    std::ptrdiff_t column = 0;
+};
+// Lines run on the arrays where each is contiguous (every step one element, the reset's one byte); with columns > 1
+// and each row of columns contiguous (every column stride one element, a's, initial's and reset's also 0: the same
+// for every column), walked a row after another; any other layout line by line, each chunk of a line gathered into
+// contiguous buffers and its outputs scattered back (the bits of contiguous lines).
+struct RecurrenceJob {
+    std::ptrdiff_t lines = 0;
+    std::ptrdiff_t n = 0;
+    std::ptrdiff_t columns = 1;
+    const void* a = nullptr;        // or null: *a_value for every element
+    RecurrenceStrides a_strides;
+    const void* a_value = nullptr;  // one element, where a is null
+    const void* b = nullptr;        // a weighted mean's values
+    RecurrenceStrides b_strides;
+    const void* initial = nullptr;  // one state per line (its step 0)
+    RecurrenceStrides initial_strides;
+    // Bytes, or null: where nonzero, a segment begins in index order (CumulativeOperatorDesc::reset's flags), and
+    // its first element in the walk starts again from the line's initial state.
+    const void* reset = nullptr;
+    RecurrenceStrides reset_strides;
+    void* out = nullptr;  // may be b (the same strides)
+    RecurrenceStrides out_strides;
+    AxisDirection direction = AxisDirection::increasing;
+    bool exclusive = false;  // each output the state before its element (the line's initial state first)
+    CumulativeOperatorDesc::Weighting weighting;
+};
+
 // Elements per chunk: 256 KiB of float64 (detail::chunk_elements), whatever the type, so that a line's chunks are
 // the same for every element type.
 constexpr std::ptrdiff_t chunk = std::ptrdiff_t(1) << 15;
@@ -183,18 +219,15 @@ P* element_at(P* p, const RecurrenceStrides& strides, std::ptrdiff_t l, std::ptr
     return reinterpret_cast<P*>(reinterpret_cast<Byte*>(p) + l * strides.line + i * strides.step + c * strides.column);
 }
 
-// Whether every operand's `stride` (of RecurrenceStrides, along an axis of `extent` elements) is one element (a byte
-// for the reset; `broadcast`: or 0 for a, initial and the reset), or the axis has one element.
+// Whether every operand's elements along a line are one element apart (a byte for the reset), or the line has one.
 template <class T>
-bool laid_out(const LinearRecurrenceDesc& desc, std::ptrdiff_t RecurrenceStrides::*stride, std::ptrdiff_t extent,
-              bool broadcast) {
-    const auto fits = [&](const void* data, const RecurrenceStrides& strides, std::ptrdiff_t size, bool may_broadcast) {
-        return data == nullptr || extent == 1 || strides.*stride == size || (may_broadcast && strides.*stride == 0);
+bool contiguous_lines(const RecurrenceJob& desc) {
+    const auto fits = [&](const void* data, const RecurrenceStrides& strides, std::ptrdiff_t size) {
+        return data == nullptr || desc.n == 1 || strides.step == size;
     };
     const std::ptrdiff_t size = sizeof(T);
-    return fits(desc.b, desc.b_strides, size, false) && fits(desc.out, desc.out_strides, size, false) &&
-           fits(desc.a, desc.a_strides, size, broadcast) && fits(desc.reset, desc.reset_strides, 1, broadcast) &&
-           (!broadcast || fits(desc.initial, desc.initial_strides, size, true));
+    return fits(desc.b, desc.b_strides, size) && fits(desc.out, desc.out_strides, size) &&
+           fits(desc.a, desc.a_strides, size) && fits(desc.reset, desc.reset_strides, 1);
 }
 
 // Elements gathered from strided operands into contiguous ones and scattered back (Line's staged chunks).
@@ -233,10 +266,10 @@ public:
     // Line k of the desc's lines x columns: its chunks run on the arrays where every operand's elements are
     // contiguous, else staged (gathered into contiguous buffers, the same kernel run there, the outputs scattered
     // back: the same bits).
-    Line(const LinearRecurrenceDesc& desc, std::ptrdiff_t k, bool streams)
+    Line(const RecurrenceJob& desc, std::ptrdiff_t k, bool streams)
         : desc_(desc), l_(k / desc.columns), c_(k % desc.columns),
           kernel_(detail::active_kernels().recurrence.get<T>().span[reverse()]), streams_(streams),
-          staged_(!laid_out<T>(desc, &RecurrenceStrides::step, desc.n, false)) {}
+          staged_(!contiguous_lines<T>(desc)) {}
 
     std::ptrdiff_t chunks() const { return (desc_.n + chunk - 1) / chunk; }
 
@@ -287,7 +320,7 @@ public:
 private:
     bool reverse() const { return desc_.direction == AxisDirection::decreasing; }
 
-    const LinearRecurrenceDesc& desc_;
+    const RecurrenceJob& desc_;
     std::ptrdiff_t l_;
     std::ptrdiff_t c_;
     typename detail::RecurrenceKernels<T>::span_fn kernel_;
@@ -345,7 +378,7 @@ T after(const detail::RecurrencePair<T>& p, T state) {
 
 // Few long lines: all the threads on each line's chunks, their pairs, then their outputs.
 template <class T>
-void recur_chunks_in_parallel(const LinearRecurrenceDesc& desc, std::size_t threads, bool streams) {
+void recur_chunks_in_parallel(const RecurrenceJob& desc, std::size_t threads, bool streams) {
     for (std::ptrdiff_t l = 0; l < desc.lines * desc.columns; ++l) {
         const Line<T> line(desc, l, streams);
         const std::ptrdiff_t count = line.chunks();
@@ -391,7 +424,7 @@ std::ptrdiff_t tile_width(std::ptrdiff_t lines, std::ptrdiff_t columns, std::siz
 // The rows path: each line's rows walked in order over a tile of columns, every column its own recurrence (no
 // transposing copy); tiles and lines split among the threads, each column's arithmetic the same in any of them.
 template <class T>
-void recur_rows(const LinearRecurrenceDesc& desc, std::size_t threads, bool streams) {
+void recur_rows(const RecurrenceJob& desc, std::size_t threads, bool streams) {
     const auto kernel = detail::active_kernels().recurrence.get<T>().rows;
     const std::ptrdiff_t width = tile_width<T>(desc.lines, desc.columns, threads);
     const std::ptrdiff_t tiles = (desc.columns + width - 1) / width;
@@ -434,15 +467,13 @@ void recur_rows(const LinearRecurrenceDesc& desc, std::size_t threads, bool stre
 }
 
 template <class T>
-void recur_lines(const LinearRecurrenceDesc& desc) {
+void recur_lines(const RecurrenceJob& desc) {
     const std::ptrdiff_t lines = desc.lines * desc.columns;
     const std::ptrdiff_t elements = lines * desc.n;
     const std::ptrdiff_t in_bytes = elements * std::ptrdiff_t(sizeof(T)) * (desc.a == nullptr ? 1 : 2);
     const std::size_t threads = detail::threads_for(in_bytes + elements * std::ptrdiff_t(sizeof(T)));
     const bool streams = streams_outputs<T>(desc.out, {desc.a, desc.b}, elements, in_bytes);
-    const bool rows = desc.columns > 1 && !laid_out<T>(desc, &RecurrenceStrides::step, desc.n, false) &&
-                      laid_out<T>(desc, &RecurrenceStrides::column, desc.columns, true);
-    if (!rows) {
+    if (desc.columns == 1) {
         // The chunks' two passes read the operands twice: on two threads that cost more than the second thread saved
         // (benchmarks/README.md).
         if (std::ptrdiff_t(threads) <= lines || desc.n <= chunk || threads <= 2) {
@@ -465,81 +496,287 @@ void recur_lines(const LinearRecurrenceDesc& desc) {
     detail::order_streamed_stores();  // what this thread streamed (the pool's threads order their own)
 }
 
+// The lines of a weighted mean's job: where contiguous, on the arrays; else each whole line gathered into a buffer of
+// the thread's, averaged there in place and scattered back (the bits of a contiguous line).
 template <class T>
-void weighted_means(const WeightedMeanDesc& desc) {
+void weighted_mean_lines(const RecurrenceJob& desc, std::size_t threads, bool streams) {
     const auto& kernels = detail::active_kernels().recurrence.get<T>();
+    const T decay = T(1.0 - desc.weighting.alpha), alpha = T(desc.weighting.alpha);
+    const bool ignore_na = desc.weighting.ignore_na;
+    const std::ptrdiff_t size = sizeof(T);
+    const bool staged = desc.n > 1 && (desc.b_strides.step != size || desc.out_strides.step != size);
+    detail::parallel_ranges(desc.lines * desc.columns, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+        std::vector<T> buffer(staged ? static_cast<std::size_t>(desc.n) : 0);
+        for (std::ptrdiff_t k = begin; k < end; ++k) {
+            const std::ptrdiff_t l = k / desc.columns, c = k % desc.columns;
+            const T* line = element_at(static_cast<const T*>(desc.b), desc.b_strides, l, c, 0);
+            T* means = element_at(static_cast<T*>(desc.out), desc.out_strides, l, c, 0);
+            if (staged) {
+                gather(line, desc.b_strides.step, buffer.data(), desc.n);
+            }
+            const T* from = staged ? buffer.data() : line;
+            T* to = staged ? buffer.data() : means;
+            if (desc.weighting.adjust) {
+                kernels.weighted_mean(from, to, desc.n, decay, ignore_na, streams && !staged);
+            } else {
+                kernels.recursive_mean(from, to, desc.n, decay, alpha, ignore_na, streams && !staged);
+            }
+            if (staged) {
+                scatter(buffer.data(), means, desc.out_strides.step, desc.n);
+            }
+        }
+    });
+}
+
+// The rows path of a weighted mean (as recur_rows'): each tile's columns walked a row after another.
+template <class T>
+void weighted_mean_rows(const RecurrenceJob& desc, std::size_t threads, bool streams) {
+    const auto& kernels = detail::active_kernels().recurrence.get<T>();
+    const T decay = T(1.0 - desc.weighting.alpha), alpha = T(desc.weighting.alpha);
+    const bool adjust = desc.weighting.adjust, ignore_na = desc.weighting.ignore_na;
+    const std::ptrdiff_t width = tile_width<T>(desc.lines, desc.columns, threads);
+    const std::ptrdiff_t tiles = (desc.columns + width - 1) / width;
+    detail::parallel_ranges(desc.lines * tiles, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+        const std::size_t w_max = static_cast<std::size_t>(width);
+        std::vector<T> totals(w_max), weights(w_max), means(w_max);
+        std::vector<std::uint8_t> few(w_max);
+        for (std::ptrdiff_t task = begin; task < end; ++task) {
+            const std::ptrdiff_t l = task / tiles, c = task % tiles * width;
+            const std::ptrdiff_t w = std::min(width, desc.columns - c);
+            const detail::WeightedMeanState<T> sums;
+            const detail::RecursiveMeanState<T> recursion;
+            std::fill(totals.begin(), totals.end(), sums.totals);
+            std::fill(weights.begin(), weights.end(), adjust ? sums.weights : recursion.kept);
+            std::fill(means.begin(), means.end(), adjust ? sums.mean : recursion.mean);
+            std::fill(few.begin(), few.end(), std::uint8_t(1));  // few weights; no value yet
+            const detail::WeightedMeanRows<T> rows{
+                element_at(static_cast<const T*>(desc.b), desc.b_strides, l, c, 0), desc.b_strides.step,
+                element_at(static_cast<T*>(desc.out), desc.out_strides, l, c, 0), desc.out_strides.step,
+                totals.data(), weights.data(), means.data(), few.data(), desc.n, w};
+            if (adjust) {
+                kernels.weighted_mean_rows(rows, decay, ignore_na, streams);
+            } else {
+                kernels.recursive_mean_rows(rows, decay, alpha, ignore_na, streams);
+            }
+        }
+    });
+}
+
+template <class T>
+void weighted_means(const RecurrenceJob& desc) {
     const std::ptrdiff_t elements = desc.lines * desc.n * desc.columns;
     const std::size_t threads = detail::threads_for(elements * std::ptrdiff_t(2 * sizeof(T)));
-    const bool streams = streams_outputs<T>(desc.out, {desc.x}, elements, elements * std::ptrdiff_t(sizeof(T)));
-    const auto* x = static_cast<const T*>(desc.x);
-    auto* out = static_cast<T*>(desc.out);
-    const std::ptrdiff_t size = sizeof(T);
-    if ((desc.x_strides.step == size && desc.out_strides.step == size) || desc.n == 1) {
-        detail::parallel_ranges(desc.lines * desc.columns, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-            for (std::ptrdiff_t k = begin; k < end; ++k) {
-                const std::ptrdiff_t l = k / desc.columns, c = k % desc.columns;
-                const T* line = element_at(x, desc.x_strides, l, c, 0);
-                T* means = element_at(out, desc.out_strides, l, c, 0);
-                if (desc.adjust) {
-                    kernels.weighted_mean(line, means, desc.n, T(desc.decay), desc.ignore_na, streams);
-                } else {
-                    kernels.recursive_mean(line, means, desc.n, T(desc.decay), T(desc.alpha), desc.ignore_na, streams);
-                }
-            }
-        });
-    } else if (desc.columns > 1 && desc.x_strides.column == size && desc.out_strides.column == size) {
-        // The rows path (as recur_rows'): each tile's columns walked a row after another.
-        const std::ptrdiff_t width = tile_width<T>(desc.lines, desc.columns, threads);
-        const std::ptrdiff_t tiles = (desc.columns + width - 1) / width;
-        detail::parallel_ranges(desc.lines * tiles, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-            const std::size_t w_max = static_cast<std::size_t>(width);
-            std::vector<T> totals(w_max), weights(w_max), means(w_max);
-            std::vector<std::uint8_t> few(w_max);
-            for (std::ptrdiff_t task = begin; task < end; ++task) {
-                const std::ptrdiff_t l = task / tiles, c = task % tiles * width;
-                const std::ptrdiff_t w = std::min(width, desc.columns - c);
-                const detail::WeightedMeanState<T> sums;
-                const detail::RecursiveMeanState<T> recursion;
-                std::fill(totals.begin(), totals.end(), sums.totals);
-                std::fill(weights.begin(), weights.end(), desc.adjust ? sums.weights : recursion.kept);
-                std::fill(means.begin(), means.end(), desc.adjust ? sums.mean : recursion.mean);
-                std::fill(few.begin(), few.end(), std::uint8_t(1));  // few weights; no value yet
-                const detail::WeightedMeanRows<T> rows{element_at(x, desc.x_strides, l, c, 0), desc.x_strides.step,
-                                                       element_at(out, desc.out_strides, l, c, 0),
-                                                       desc.out_strides.step, totals.data(), weights.data(),
-                                                       means.data(), few.data(), desc.n, w};
-                if (desc.adjust) {
-                    kernels.weighted_mean_rows(rows, T(desc.decay), desc.ignore_na, streams);
-                } else {
-                    kernels.recursive_mean_rows(rows, T(desc.decay), T(desc.alpha), desc.ignore_na, streams);
-                }
-            }
-        });
+    const bool streams = streams_outputs<T>(desc.out, {desc.b}, elements, elements * std::ptrdiff_t(sizeof(T)));
+    if (desc.columns > 1) {
+        weighted_mean_rows<T>(desc, threads, streams);
     } else {
-        throw std::invalid_argument("an exponentially weighted mean's operands are laid out neither as contiguous "
-                                    "lines nor as contiguous rows of columns");
+        weighted_mean_lines<T>(desc, threads, streams);
     }
     detail::order_streamed_stores();  // what this thread streamed (the pool's threads order their own)
 }
 
+// How a view's axes after `axis` lie (those of more than one element): their elements, and whether they are one
+// run `unit` bytes apart in C order, or all at stride 0.
+struct AfterAxis {
+    std::ptrdiff_t count = 1;
+    bool contiguous = true;
+    bool repeated = true;
+};
+AfterAxis after_axis(const TensorView& view, std::size_t axis, std::ptrdiff_t unit) {
+    AfterAxis after;
+    std::ptrdiff_t step = unit;
+    for (std::size_t d = view.sizes.size(); d-- > axis + 1;) {
+        if (view.sizes[d] > 1) {
+            after.count *= view.sizes[d];
+            after.contiguous = after.contiguous && view.byte_strides[d] == step;
+            after.repeated = after.repeated && view.byte_strides[d] == 0;
+            step *= view.sizes[d];
+        }
+    }
+    return after;
+}
+
+// The README's rule (determinism): a job's lines are walked a row of columns at a time, each column element by
+// element, where its input has more than one element after the axis, those axes one run in C order; else each line
+// has the bits of a contiguous line.
+bool walks_rows(const CumulativeOperatorDesc& desc) {
+    const AfterAxis after = after_axis(desc.input, desc.axis, std::ptrdiff_t(element_size(desc.input.data_type)));
+    return desc.input.sizes[desc.axis] > 1 && after.count > 1 && after.contiguous;
+}
+
+// Whether a plan's innermost other axis runs as columns on the rows path: one element apart in every operand that
+// the rows kernels read a vector at a time (a byte in the reset; a and the reset may repeat along it; the initial
+// states are read one by one).
+bool runs_as_columns(const detail::Plan& plan) {
+    using detail::Role;
+    if (plan.others.empty()) {
+        return false;
+    }
+    const detail::Dim& inner = plan.others.back();
+    for (std::size_t role : {Role::in, Role::out, Role::coefficient, Role::reset}) {
+        const std::ptrdiff_t unit = role == Role::reset ? 1 : plan.element_size;
+        const bool may_repeat = role != Role::in && role != Role::out;
+        if (plan.has(role) && inner.stride[role] != unit && !(may_repeat && inner.stride[role] == 0)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// A plan's operands along the scan axis in index order (make_plan starts a decreasing scan at its last element).
+detail::Operands index_order(const detail::Plan& plan, detail::OperandBytes& step) {
+    step = plan.step;
+    detail::Operands data = plan.data;
+    if (plan.decreasing) {
+        for (std::size_t role = 0; role < detail::Role::count; ++role) {
+            step[role] = -step[role];
+            data[role] = data[role] == nullptr ? nullptr : data[role] - (plan.n - 1) * step[role];
+        }
+    }
+    return data;
+}
+
+// A plan's jobs, each a run of lines whose operands lie evenly: on the rows path (its innermost other axis the
+// columns, runs_as_columns), or line by line.
+template <class T>
+void run_jobs(const detail::Plan& plan, const CumulativeOperatorDesc& desc, bool rows) {
+    using detail::Role;
+    detail::OperandBytes step;
+    const detail::Operands data = index_order(plan, step);
+    std::vector<detail::Dim> lines = plan.others;
+    const detail::Dim columns = rows ? lines.back() : detail::Dim{1, {}};
+    if (rows) {
+        lines.pop_back();
+    }
+    std::ptrdiff_t count = 1;
+    for (const detail::Dim& dim : lines) {
+        count *= dim.size;
+    }
+    const detail::Dim line = detail::innermost(lines);
+    // A scalar a (one element at stride 0 everywhere) is read once: the kernels' fast paths take it by value.
+    const bool scalar_a = plan.has(Role::coefficient) && step[Role::coefficient] == 0 &&
+                          columns.stride[Role::coefficient] == 0 &&
+                          std::all_of(lines.begin(), lines.end(), [](const detail::Dim& dim) {
+                              return dim.stride[Role::coefficient] == 0;
+                          });
+    detail::for_each_run(lines, 0, count, [&](const detail::LineOffsets& first, std::ptrdiff_t runs) {
+        const auto view = [&](std::size_t role) -> std::pair<char*, RecurrenceStrides> {
+            if (!plan.has(role)) {
+                return {nullptr, {}};
+            }
+            return {data[role] + first[role], {line.stride[role], step[role], columns.stride[role]}};
+        };
+        RecurrenceJob job;
+        job.lines = runs;
+        job.n = plan.n;
+        job.columns = columns.size;
+        std::tie(job.b, job.b_strides) = view(Role::in);
+        std::tie(job.out, job.out_strides) = view(Role::out);
+        std::tie(job.initial, job.initial_strides) = view(Role::initial);
+        std::tie(job.reset, job.reset_strides) = view(Role::reset);
+        std::tie(job.a, job.a_strides) = view(Role::coefficient);
+        if (scalar_a) {
+            job.a_value = job.a;
+            job.a = nullptr;
+        }
+        job.direction = desc.direction;
+        job.exclusive = desc.exclusive;
+        job.weighting = desc.weighting;
+        if (desc.op == CumulativeOperator::weighted_mean) {
+            if constexpr (std::is_floating_point<T>::value) {
+                weighted_means<T>(job);
+            }
+        } else {
+            recur_lines<T>(job);
+        }
+    });
+}
+
+// Copies the elements of a view of `sizes` (`bytes` each) at `from` to `to`, each with its byte strides.
+void copy_elements(const char* from, const std::ptrdiff_t* from_strides, char* to, const std::ptrdiff_t* to_strides,
+                   const std::ptrdiff_t* sizes, std::size_t rank, std::size_t bytes) {
+    for (std::ptrdiff_t i = 0; i < sizes[0]; ++i) {
+        if (rank == 1) {
+            std::memcpy(to + i * to_strides[0], from + i * from_strides[0], bytes);
+        } else {
+            copy_elements(from + i * from_strides[0], from_strides + 1, to + i * to_strides[0], to_strides + 1,
+                          sizes + 1, rank - 1, bytes);
+        }
+    }
+}
+
+// A view's elements in a C-ordered buffer of its own (a job's operand that the rows path cannot read where it lies).
+class StagedView {
+public:
+    StagedView(TensorView& view, bool read) : view_(&view), given_(view) {
+        const std::size_t bytes = element_size(view.data_type);
+        std::ptrdiff_t elements = 1;
+        for (std::size_t d = view.sizes.size(); d-- > 0;) {
+            view.byte_strides[d] = elements * std::ptrdiff_t(bytes);
+            elements *= view.sizes[d];
+        }
+        storage_.resize(std::size_t(elements) * bytes);
+        view.data = storage_.data();
+        if (read) {
+            copy_to(given_, view);
+        }
+    }
+    // Copies the buffer back to the view it stands for (an output).
+    void write_back() const { copy_to(*view_, given_); }
+
+private:
+    static void copy_to(const TensorView& from, const TensorView& to) {
+        if (!from.sizes.empty()) {
+            copy_elements(static_cast<const char*>(from.data), from.byte_strides.data(), static_cast<char*>(to.data),
+                          to.byte_strides.data(), from.sizes.data(), from.sizes.size(),
+                          element_size(from.data_type));
+        }
+    }
+
+    TensorView* view_;
+    TensorView given_;
+    std::vector<unsigned char> storage_;
+};
+
+template <class T>
+void run_typed(const detail::Plan& plan, const CumulativeOperatorDesc& desc) {
+    const bool rows = walks_rows(desc);
+    if (!rows || runs_as_columns(plan)) {
+        return run_jobs<T>(plan, desc, rows);
+    }
+    // The rule walks rows, but out, a or the reset do not lie as b does after the axis: those read or written through
+    // C-ordered copies (rare layouts: out's rows strided, say).
+    CumulativeOperatorDesc staged = desc;
+    std::vector<StagedView> copies;
+    copies.reserve(3);
+    for (TensorView* view : {&staged.output, &staged.coefficient, &staged.reset}) {
+        if (view->data != nullptr) {
+            const AfterAxis after = after_axis(*view, desc.axis, std::ptrdiff_t(element_size(view->data_type)));
+            if (!after.contiguous && !(view != &staged.output && after.repeated)) {
+                copies.emplace_back(*view, view != &staged.output);
+            }
+        }
+    }
+    const detail::Plan plan_of_copies = detail::make_plan(staged);
+    run_jobs<T>(plan_of_copies, staged, runs_as_columns(plan_of_copies));
+    if (staged.output.data != desc.output.data) {
+        copies.front().write_back();
+    }
+}
+
 }  // namespace
 
-void exponentially_weighted_mean(const WeightedMeanDesc& desc) {
-    switch (desc.data_type) {
-        case DataType::float32: return weighted_means<float>(desc);
-        case DataType::float64: return weighted_means<double>(desc);
-        default: throw std::invalid_argument("an exponentially weighted mean takes float32 or float64");
+namespace detail {
+
+void run_recurrence(const Plan& plan, const CumulativeOperatorDesc& desc) {
+    switch (desc.output.data_type) {
+        case DataType::float32: return run_typed<float>(plan, desc);
+        case DataType::float64: return run_typed<double>(plan, desc);
+        case DataType::complex64: return run_typed<std::complex<float>>(plan, desc);
+        case DataType::complex128: return run_typed<std::complex<double>>(plan, desc);
+        default: return;  // (refused by validate)
     }
 }
 
-void linear_recurrence(const LinearRecurrenceDesc& desc) {
-    switch (desc.data_type) {
-        case DataType::float32: return recur_lines<float>(desc);
-        case DataType::float64: return recur_lines<double>(desc);
-        case DataType::complex64: return recur_lines<std::complex<float>>(desc);
-        case DataType::complex128: return recur_lines<std::complex<double>>(desc);
-        default: throw std::invalid_argument("a linear recurrence takes float32, float64, complex64 or complex128");
-    }
-}
-
+}  // namespace detail
 }  // namespace simdscan

@@ -25,8 +25,12 @@ enum class AxisDirection : std::uint8_t { increasing, decreasing };
 
 // DirectML's two operators, then simdscan's: maximum and minimum (NaN propagating, as numpy.maximum), and
 // log_sum_exp (log of the running sum of exp, floating types only), forward_fill (each NaN takes the last number
-// before it in scan order; floating and complex types only).
-enum class CumulativeOperator : std::uint8_t { summation, product, maximum, minimum, log_sum_exp, forward_fill };
+// before it in scan order; floating and complex types only); linear_recurrence (y[i] = a[i] * y[i-1] + b[i], the input
+// b and the coefficients a: CumulativeOperatorDesc::coefficient) and weighted_mean (pandas' exponentially weighted
+// mean: CumulativeOperatorDesc::weighting), in float32, float64 and (the recurrence) complex types.
+enum class CumulativeOperator : std::uint8_t {
+    summation, product, maximum, minimum, log_sum_exp, forward_fill, linear_recurrence, weighted_mean
+};
 
 struct TensorView {
     void* data = nullptr;
@@ -63,6 +67,13 @@ struct CumulativeOperatorDesc {
     // up to it (exclusive: before it, a group's first walked element taking the identity), as a line of its own would
     // give them one at a time; memory grows with the distinct labels of a line only. Not with `reset` or `then`.
     TensorView labels;
+    // Beyond DirectML, linear_recurrence only, and required there: the coefficients a (y[i] = a[i] * y[i-1] + b[i],
+    // walked in the direction: y[i] = a[i] * y[i+1] + b[i] decreasing) and each line's state before its first element
+    // in the walk, which a segment (reset) also starts again from. The output's data type and the input's sizes, any
+    // strides, 0 where a value repeats: a scalar a is one element at stride 0 along every axis, and `initial` is at
+    // stride 0 along the axis. Neither may overlap the output.
+    TensorView coefficient;
+    TensorView initial;
     std::size_t axis = 0;
     AxisDirection direction = AxisDirection::increasing;
     bool exclusive = false;  // HasExclusiveSum / HasExclusiveProduct
@@ -76,6 +87,15 @@ struct CumulativeOperatorDesc {
     // the same as a second execute on the output in place, run in one pass over memory where the layout allows
     // (two_axes_path.hpp). It differs from `axis`, and no indices are written with it.
     std::optional<AxisScan> then;
+    // Beyond DirectML, weighted_mean only: pandas' ewm(alpha=...).mean() with adjust (each output the mean of the
+    // values so far weighted by (1 - alpha) to the power of their ages) or without (pandas' recursion: the mean moved
+    // towards each value by alpha against the weight (1 - alpha) to the power of the steps since the last value); NaN
+    // counts as no value, which ages the others unless ignore_na. alpha and 1 - alpha are rounded to the data type.
+    struct Weighting {
+        double alpha = 1;
+        bool adjust = true;
+        bool ignore_na = false;
+    } weighting;
 };
 
 // Beyond DirectML: whether an input of data type `from` may be scanned into an output of type `to` (DirectML's
@@ -96,6 +116,12 @@ struct OperatorTraits {
     bool skips_nan;              // CumulativeOperatorDesc::skip_nan is taken
     bool writes_indices;         // CumulativeOperatorDesc::indices is taken
     bool builds_tables;          // with `then`, a plain scan of it builds a summed-area table in one pass
+    // Run by the recurrences' runner (recurrence.cpp), in float32, float64 and complex types only: the caller converts
+    // others (its lines are not staged through the scan paths' conversions yet).
+    bool on_recurrence_runner;
+    bool recurs;                 // CumulativeOperatorDesc::coefficient and initial are required (else refused)
+    bool takes_segments;         // exclusive and reset are taken
+    bool takes_groups;           // labels and `then` are taken (the recurrences' runner has neither yet)
 };
 const OperatorTraits& operator_traits(CumulativeOperator op);
 
@@ -108,66 +134,6 @@ std::string refusal(CumulativeOperator op, DataType t);
 void execute(const CumulativeOperatorDesc& desc);
 
 std::size_t element_size(DataType t);
-
-// Beyond DirectML: the first-order linear recurrence y[i] = a[i] * y[i-1] + b[i] along an axis of n elements,
-// walked in increasing index order or decreasing (y[i] = a[i] * y[i+1] + b[i]), each line from its initial state.
-// The operands are views of shape (lines, n, columns), the lines side by side along `columns` (pocketfft's model:
-// a pointer and byte strides each): line (l, c)'s element i of an operand at l * line + i * step + c * column bytes.
-struct RecurrenceStrides {
-    std::ptrdiff_t line = 0;
-    std::ptrdiff_t step = 0;
-    std::ptrdiff_t column = 0;
-};
-// Lines run on the arrays where each is contiguous (every step one element, the reset's one byte); with columns > 1
-// and each row of columns contiguous (every column stride one element, a's, initial's and reset's also 0: the same
-// for every column), walked a row after another; any other layout line by line, each chunk of a line gathered into
-// contiguous buffers and its outputs scattered back (the bits of contiguous lines).
-struct LinearRecurrenceDesc {
-    DataType data_type = DataType::float64;  // float32, float64, complex64 or complex128, native: every operand's
-    std::ptrdiff_t lines = 0;
-    std::ptrdiff_t n = 0;
-    std::ptrdiff_t columns = 1;
-    const void* a = nullptr;        // or null: *a_value for every element
-    RecurrenceStrides a_strides;
-    const void* a_value = nullptr;  // one element, where a is null
-    const void* b = nullptr;
-    RecurrenceStrides b_strides;
-    const void* initial = nullptr;  // one state per line (its step unused)
-    RecurrenceStrides initial_strides;
-    // Bytes, or null: where nonzero, a segment begins in index order (CumulativeOperatorDesc::reset's flags), and
-    // its first element in the walk starts again from the line's initial state.
-    const void* reset = nullptr;
-    RecurrenceStrides reset_strides;
-    void* out = nullptr;  // may be b (the same strides)
-    RecurrenceStrides out_strides;
-    AxisDirection direction = AxisDirection::increasing;
-    bool exclusive = false;  // each output the state before its element (the line's initial state first)
-};
-// The same bits for any thread count and address of out; along the rows of columns, each column's those of its
-// recurrence walked element by element. Throws std::invalid_argument for another data type.
-void linear_recurrence(const LinearRecurrenceDesc& desc);
-
-// Beyond DirectML: pandas' exponentially weighted mean (ewm(...).mean()) along an axis of n float32 or float64
-// elements: with adjust, each output the mean of the values so far weighted by decay to the power of their ages;
-// without, pandas' recursion (the mean moved towards each value by alpha against the weight decay to the power of
-// the steps since the last value); NaN counting as no value (which ages the others unless ignore_na). x and out are (lines, n, columns) views as a linear
-// recurrence's operands (LinearRecurrenceDesc), in either of its two layouts: each line contiguous (a line on one
-// thread), or each row of columns. Throws std::invalid_argument for another data type or layout.
-struct WeightedMeanDesc {
-    DataType data_type = DataType::float64;
-    std::ptrdiff_t lines = 0;
-    std::ptrdiff_t n = 0;
-    std::ptrdiff_t columns = 1;
-    const void* x = nullptr;
-    RecurrenceStrides x_strides;
-    void* out = nullptr;  // may be x (the same strides)
-    RecurrenceStrides out_strides;
-    double decay = 0;     // 1 - alpha
-    double alpha = 1;
-    bool adjust = true;
-    bool ignore_na = false;
-};
-void exponentially_weighted_mean(const WeightedMeanDesc& desc);
 
 // Which runner the calling thread's last execute took (for tests that aim at one): "direct_lines", "direct_rows",
 // "outer_combined", "outer_carried", "outer_staged", "lines_buffered", "indexed_lines", "indexed_rows",
