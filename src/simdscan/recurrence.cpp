@@ -12,6 +12,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 #include <type_traits>
@@ -636,9 +637,22 @@ detail::Operands index_order(const detail::Plan& plan, detail::OperandBytes& ste
     return data;
 }
 
+// A description's jobs, of its operator and data type (checked by validate): each type's runners compiled once.
+template <class T>
+void run_each(const std::vector<RecurrenceJob>& jobs, bool weighted) {
+    for (const RecurrenceJob& job : jobs) {
+        if constexpr (std::is_floating_point<T>::value) {
+            if (weighted) {
+                weighted_means<T>(job);
+                continue;
+            }
+        }
+        recur_lines<T>(job);
+    }
+}
+
 // A plan's jobs, each a run of lines whose operands lie evenly: on the rows path (its innermost other axis the
 // columns, runs_as_columns), or line by line.
-template <class T>
 void run_jobs(const detail::Plan& plan, const CumulativeOperatorDesc& desc, bool rows) {
     using detail::Role;
     detail::OperandBytes step;
@@ -659,6 +673,7 @@ void run_jobs(const detail::Plan& plan, const CumulativeOperatorDesc& desc, bool
                           std::all_of(lines.begin(), lines.end(), [](const detail::Dim& dim) {
                               return dim.stride[Role::coefficient] == 0;
                           });
+    std::vector<RecurrenceJob> jobs;
     detail::for_each_run(lines, 0, count, [&](const detail::LineOffsets& first, std::ptrdiff_t runs) {
         const auto view = [&](std::size_t role) -> std::pair<char*, RecurrenceStrides> {
             if (!plan.has(role)) {
@@ -682,14 +697,16 @@ void run_jobs(const detail::Plan& plan, const CumulativeOperatorDesc& desc, bool
         job.direction = desc.direction;
         job.exclusive = desc.exclusive;
         job.weighting = desc.weighting;
-        if (desc.op == CumulativeOperator::weighted_mean) {
-            if constexpr (std::is_floating_point<T>::value) {
-                weighted_means<T>(job);
-            }
-        } else {
-            recur_lines<T>(job);
-        }
+        jobs.push_back(job);
     });
+    const bool weighted = desc.op == CumulativeOperator::weighted_mean;
+    switch (desc.output.data_type) {
+        case DataType::float32: return run_each<float>(jobs, weighted);
+        case DataType::float64: return run_each<double>(jobs, weighted);
+        case DataType::complex64: return run_each<std::complex<float>>(jobs, weighted);
+        case DataType::complex128: return run_each<std::complex<double>>(jobs, weighted);
+        default: return;
+    }
 }
 
 // Copies the elements of a view of `sizes` (`bytes` each) at `from` to `to`, each with its byte strides.
@@ -738,43 +755,32 @@ private:
     std::vector<unsigned char> storage_;
 };
 
-template <class T>
-void run_typed(const detail::Plan& plan, const CumulativeOperatorDesc& desc) {
-    const bool rows = walks_rows(desc);
-    if (!rows || runs_as_columns(plan)) {
-        return run_jobs<T>(plan, desc, rows);
-    }
-    // The rule walks rows, but out, a or the reset do not lie as b does after the axis: those read or written through
-    // C-ordered copies (rare layouts: out's rows strided, say).
-    CumulativeOperatorDesc staged = desc;
-    std::vector<StagedView> copies;
-    copies.reserve(3);
-    for (TensorView* view : {&staged.output, &staged.coefficient, &staged.reset}) {
-        if (view->data != nullptr) {
-            const AfterAxis after = after_axis(*view, desc.axis, std::ptrdiff_t(element_size(view->data_type)));
-            if (!after.contiguous && !(view != &staged.output && after.repeated)) {
-                copies.emplace_back(*view, view != &staged.output);
-            }
-        }
-    }
-    const detail::Plan plan_of_copies = detail::make_plan(staged);
-    run_jobs<T>(plan_of_copies, staged, runs_as_columns(plan_of_copies));
-    if (staged.output.data != desc.output.data) {
-        copies.front().write_back();
-    }
-}
-
 }  // namespace
 
 namespace detail {
 
 void run_recurrence(const Plan& plan, const CumulativeOperatorDesc& desc) {
-    switch (desc.output.data_type) {
-        case DataType::float32: return run_typed<float>(plan, desc);
-        case DataType::float64: return run_typed<double>(plan, desc);
-        case DataType::complex64: return run_typed<std::complex<float>>(plan, desc);
-        case DataType::complex128: return run_typed<std::complex<double>>(plan, desc);
-        default: return;  // (refused by validate)
+    const bool rows = walks_rows(desc);
+    if (!rows || runs_as_columns(plan)) {
+        return run_jobs(plan, desc, rows);
+    }
+    // The rule walks rows, but out, a or the reset do not lie as b does after the axis: those read or written through
+    // C-ordered copies (rare layouts: out's rows strided, say).
+    CumulativeOperatorDesc staged = desc;
+    std::optional<StagedView> copies[3];  // of out, a and the reset
+    TensorView* const views[3] = {&staged.output, &staged.coefficient, &staged.reset};
+    for (std::size_t k = 0; k < 3; ++k) {
+        if (views[k]->data != nullptr) {
+            const AfterAxis after = after_axis(*views[k], desc.axis, std::ptrdiff_t(element_size(views[k]->data_type)));
+            if (!after.contiguous && !(k > 0 && after.repeated)) {
+                copies[k].emplace(*views[k], k > 0);
+            }
+        }
+    }
+    const Plan plan_of_copies = make_plan(staged);
+    run_jobs(plan_of_copies, staged, runs_as_columns(plan_of_copies));
+    if (copies[0]) {
+        copies[0]->write_back();
     }
 }
 
