@@ -174,3 +174,43 @@ def test_strided_lines_are_staged_with_the_bits_of_contiguous_ones(dtype):
             assert got is out
             assert_same_bits(got, want, f"{dtype} step {step} {threads} threads")
             assert peak < b.nbytes // 8, f"{peak} bytes traced for a line of {b.nbytes}"
+
+
+def _laid_out(values, layout):
+    """``values`` (T, N) in another layout of its columns: Fortran order, reversed, or every other column of a wider
+    buffer."""
+    if layout == "fortran":
+        return np.asfortranarray(values)
+    if layout == "reversed columns":
+        return np.ascontiguousarray(values[:, ::-1])[:, ::-1]
+    wide = np.zeros((values.shape[0], 2 * values.shape[1]), values.dtype)
+    wide[:, ::2] = values
+    return wide[:, ::2]
+
+
+@pytest.mark.parametrize("family", ["linear_recurrence", "ewm_mean"])
+@pytest.mark.parametrize("layout", ["fortran", "reversed columns", "stepped columns"])
+def test_operands_not_laid_out_as_b_keep_the_rows_bits(family, layout):
+    """b C-ordered along axis 0 (its rows walked), out, a and reset laid out otherwise (the core reads or writes them
+    through copies): the bits of the walk, as with C-ordered operands; out's other elements and the inputs
+    untouched."""
+    rng = np.random.default_rng(seed_of("operands not as b", family, layout))
+    b = rng.standard_normal((ROWS, 37))
+    a = rng.uniform(-1.0, 1.0, b.shape)
+    reset = rng.random(b.shape) < 0.03
+    initial = rng.standard_normal(37)
+    assert walks_rows(b, 0, b.dtype)
+    for direction in ("increasing", "decreasing"):
+        if family == "ewm_mean":
+            want = simdscan.ewm_mean(b, 0, alpha=0.05)
+            out = _laid_out(np.full(b.shape, 7.0), layout)
+            got = simdscan.ewm_mean(b, 0, alpha=0.05, out=out)
+        else:
+            want = walked(a, b, 0, direction == "decreasing", False, initial, reset)
+            out = _laid_out(np.full(b.shape, 7.0), layout)
+            got = simdscan.linear_recurrence(_laid_out(a, layout), b, 0, direction=direction, initial=initial,
+                                             reset=_laid_out(reset, layout), out=out)
+        assert got is out
+        assert_same_bits(np.array(got), want, f"{family} {layout} {direction}")
+        if layout == "stepped columns":
+            assert (out.base[:, 1::2] == 0).all()
