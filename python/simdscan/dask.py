@@ -405,7 +405,7 @@ def ffill(a: da.Array, axis: Optional[int] = None, *, direction: Union[Direction
     return _ffill(a, axis, direction, limit, reset, labels)
 
 
-def linear_recurrence(a: Any, b: da.Array, axis: int = -1, *, direction: Union[Direction, str] = "increasing",
+def linear_recurrence(a: Any, b: da.Array, axis: Optional[int] = -1, *, direction: Union[Direction, str] = "increasing",
                       exclusive: bool = False, initial: Any = None, reset: Any = None, dtype: Any = None) -> da.Array:
     """Lazy :func:`simdscan.linear_recurrence` of a Dask array: ``y[i] = a[i] * y[i-1] + b[i]`` along an axis, the
     state carried across chunks (see the module's description).
@@ -448,7 +448,7 @@ def linear_recurrence(a: Any, b: da.Array, axis: int = -1, *, direction: Union[D
                                               reset=reset, dtype=dtype)
 
 
-def discounted_cumsum(x: da.Array, gamma: Any, axis: int = -1, *, reset: Any = None) -> da.Array:
+def discounted_cumsum(x: da.Array, gamma: Any, axis: Optional[int] = -1, *, reset: Any = None) -> da.Array:
     """Lazy :func:`simdscan.discounted_cumsum` of a Dask array: ``G[i] = x[i] + gamma[i] * G[i+1]``, the returns
     carried across chunks from the end (:func:`linear_recurrence`, decreasing).
 
