@@ -363,12 +363,17 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
         const bool whole_vectors = powers.reach * at.few_weights >= std::numeric_limits<T>::min();
         streams = streams && Lanes<A>::streams;
         auto streamed = span_outputs<A, T, false, Lanes<A>::streams>(out);
+        // The sums in every lane, kept in registers (recursive_mean's `running`).
+        B totals(at.totals), weights(at.weights);
+        const B few_weights(at.few_weights);
         for (; whole_vectors && done + lanes <= n; done += lanes) {
             if (at.few) {
                 // Its elements stored as they come: the streamed vectors start again after them.
                 finish_vectors(streamed, 0);
                 streamed = span_outputs<A, T, false, Lanes<A>::streams>(out);
                 weighted_mean_elements(x, out, done, lanes, decay, ignore_na, at);
+                totals = B(at.totals);
+                weights = B(at.weights);
                 continue;
             }
             prefetch_ahead<false>(x + done);
@@ -386,21 +391,25 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
                 compose_lanes<A, false>(ages, value_sums, powers.steps);
                 compose_lanes<A, false>(ages, weight_sums, powers.steps);
             }
-            const B next_sum = L::multiply_add(ages, B(at.totals), value_sums);
-            const B next_weight = L::multiply_add(ages, B(at.weights), weight_sums);
+            const B next_sum = L::multiply_add(ages, totals, value_sums);
+            const B next_weight = L::multiply_add(ages, weights, weight_sums);
             const B means = next_sum / next_weight;
             if (streams) {
                 streamed.vector(done, means);
             } else {
                 means.store_unaligned(out + done);
             }
-            at.totals = first_lane(L::broadcast_last(next_sum));
-            at.weights = first_lane(L::broadcast_last(next_weight));
-            if (at.weights < at.few_weights) {
+            totals = L::broadcast_last(next_sum);
+            weights = L::broadcast_last(next_weight);
+            if (xsimd::any(weights < few_weights)) {
+                at.totals = first_lane(totals);
+                at.weights = first_lane(weights);
                 at.few = true;
                 at.mean = at.totals / at.weights;
             }
         }
+        at.totals = first_lane(totals);  // (as the elements left them, where they ran last)
+        at.weights = first_lane(weights);
         finish_vectors(streamed, 0);
     }
     weighted_mean_elements(x, out, done, n - done, decay, ignore_na, at);
@@ -503,6 +512,9 @@ SIMDSCAN_FLATTEN void recursive_mean(const T* x, T* out, std::ptrdiff_t n, T dec
         const B zero(T(0)), gains(gain);
         streams = streams && Lanes<A>::streams;
         auto streamed = span_outputs<A, T, false, Lanes<A>::streams>(out);
+        // The mean in every lane, kept in a register: the chain from one vector to the next is a multiply-add and a
+        // lane broadcast, no round trip through a scalar.
+        B running(at.mean);
         for (; whole_vectors && done + lanes <= n; done += lanes) {
             prefetch_ahead<false>(x + done);
             const B values = B::load_unaligned(x + done);
@@ -510,20 +522,23 @@ SIMDSCAN_FLATTEN void recursive_mean(const T* x, T* out, std::ptrdiff_t n, T dec
                 // Its elements stored as they come: the streamed vectors start again after them.
                 finish_vectors(streamed, 0);
                 streamed = span_outputs<A, T, false, Lanes<A>::streams>(out);
+                at.mean = first_lane(running);
                 recursive_mean_elements(x, out, done, lanes, decay, alpha, ignore_na, at);
+                running = B(at.mean);
                 continue;
             }
             B terms = gains * values;
             B unused = zero;
             compose_lanes<A, false>(unused, terms, powers.steps);
-            const B means = L::multiply_add(powers.walked, B(at.mean), terms);
+            const B means = L::multiply_add(powers.walked, running, terms);
             if (streams) {
                 streamed.vector(done, means);
             } else {
                 means.store_unaligned(out + done);
             }
-            at.mean = first_lane(L::broadcast_last(means));
+            running = L::broadcast_last(means);
         }
+        at.mean = first_lane(running);
         finish_vectors(streamed, 0);
     }
     recursive_mean_elements(x, out, done, n - done, decay, alpha, ignore_na, at);
