@@ -220,17 +220,6 @@ P* element_at(P* p, const RecurrenceStrides& strides, std::ptrdiff_t l, std::ptr
     return reinterpret_cast<P*>(reinterpret_cast<Byte*>(p) + l * strides.line + i * strides.step + c * strides.column);
 }
 
-// Whether every operand's elements along a line are one element apart (a byte for the reset), or the line has one.
-template <class T>
-bool contiguous_lines(const RecurrenceJob& desc) {
-    const auto fits = [&](const void* data, const RecurrenceStrides& strides, std::ptrdiff_t size) {
-        return data == nullptr || desc.n == 1 || strides.step == size;
-    };
-    const std::ptrdiff_t size = sizeof(T);
-    return fits(desc.b, desc.b_strides, size) && fits(desc.out, desc.out_strides, size) &&
-           fits(desc.a, desc.a_strides, size) && fits(desc.reset, desc.reset_strides, 1);
-}
-
 // Elements gathered from strided operands into contiguous ones and scattered back (Line's staged chunks).
 template <class T>
 void gather(const T* from, std::ptrdiff_t step, T* to, std::ptrdiff_t n) {
@@ -264,13 +253,12 @@ struct ChunkBuffers {
 template <class T>
 class Line {
 public:
-    // Line k of the desc's lines x columns: its chunks run on the arrays where every operand's elements are
-    // contiguous, else staged (gathered into contiguous buffers, the same kernel run there, the outputs scattered
-    // back: the same bits).
+    // Line k of the desc's lines x columns: its chunks run on the arrays where an operand's elements are contiguous,
+    // and staged where they are not (gathered into a contiguous buffer, the same kernel run there, the outputs
+    // scattered back: the same bits).
     Line(const RecurrenceJob& desc, std::ptrdiff_t k, bool streams)
         : desc_(desc), l_(k / desc.columns), c_(k % desc.columns),
-          kernel_(detail::active_kernels().recurrence.get<T>().span[reverse()]), streams_(streams),
-          staged_(!contiguous_lines<T>(desc)) {}
+          kernel_(detail::active_kernels().recurrence.get<T>().span[reverse()]), streams_(streams) {}
 
     std::ptrdiff_t chunks() const { return (desc_.n + chunk - 1) / chunk; }
 
@@ -294,23 +282,31 @@ public:
             reset == nullptr || readable <= 0 ? nullptr : element_at(reset, desc_.reset_strides, l_, c_, first + shift),
             readable,
             initial()};
-        if (!staged_) {
-            return kernel_(span, state, detail::RecurrenceModes{writes, desc_.exclusive, streams_});
+        const std::ptrdiff_t size = sizeof(T);
+        const bool staged_b = desc_.b_strides.step != size && count > 1;
+        const bool staged_a = span.a != nullptr && desc_.a_strides.step != size && count > 1;
+        const bool staged_flags = span.starts != nullptr && desc_.reset_strides.step != 1 && readable > 1;
+        const bool staged_out = desc_.out_strides.step != size && count > 1;
+        const auto buffers = staged_b || staged_a || staged_flags || staged_out ? ChunkBuffers<T>::of_this_thread()
+                                                                                : ChunkBuffers<T>{};
+        if (staged_b) {
+            gather(span.b, desc_.b_strides.step, buffers.values, count);
+            span.b = buffers.values;
         }
-        const auto buffers = ChunkBuffers<T>::of_this_thread();
-        gather(span.b, desc_.b_strides.step, buffers.values, count);
-        if (span.a != nullptr) {
+        if (staged_a) {
             gather(span.a, desc_.a_strides.step, buffers.coefficients, count);
             span.a = buffers.coefficients;
         }
-        if (span.starts != nullptr) {
+        if (staged_flags) {
             gather(span.starts, desc_.reset_strides.step, buffers.flags, readable);
             span.starts = buffers.flags;
         }
         T* out = span.out;
-        span.b = span.out = buffers.values;
-        const auto pair = kernel_(span, state, detail::RecurrenceModes{writes, desc_.exclusive, false});
-        if (writes) {
+        if (staged_out) {
+            span.out = buffers.values;  // (over the staged b, as in place)
+        }
+        const auto pair = kernel_(span, state, detail::RecurrenceModes{writes, desc_.exclusive, streams_ && !staged_out});
+        if (writes && staged_out) {
             scatter(buffers.values, out, desc_.out_strides.step, count);
         }
         return pair;
@@ -326,7 +322,6 @@ private:
     std::ptrdiff_t c_;
     typename detail::RecurrenceKernels<T>::span_fn kernel_;
     bool streams_;
-    bool staged_;
 };
 
 // Whether a job's outputs (`elements` of T at out, the job reading in_bytes) go past the caches: large, not over an
