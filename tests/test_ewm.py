@@ -445,3 +445,22 @@ def test_other_errors():
     assert_unchanged(x, snap)
     with pytest.raises(TypeError):
         simdscan.ewm_mean(x, -1, 0.5)  # the decay is keyword-only
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("ignore_na", [False, True])
+def test_a_missing_value_repeats_the_mean_before_it_exactly(dtype, ignore_na):
+    """pandas' rule: at a missing value the mean is the one before it, bit for bit (not the aged sums' quotient, an
+    ulp away), on a line (its vectors and its elements) and along the rows of a (T, N) batch; the single value of
+    the issue's example stays 3.0."""
+    assert simdscan.ewm_mean(np.array([np.nan, np.nan, 3.0, np.nan], dtype), alpha=0.3)[3] == 3.0
+    rng = np.random.default_rng(seed_of("ewm missing repeats", dtype, ignore_na))
+    x = rng.standard_normal((3000, 37)).astype(dtype)
+    x[rng.random(x.shape) < 0.3] = np.nan
+    x[:40] = np.nan  # a leading gap: NaN until each column's first value
+    for got, values in ((simdscan.ewm_mean(x.T.copy(), alpha=0.05, ignore_na=ignore_na), x.T),
+                        (simdscan.ewm_mean(x, 0, alpha=0.05, ignore_na=ignore_na).T, x.T)):
+        missing = np.isnan(values[:, 1:])
+        assert_same_bits(got[:, 1:][missing], got[:, :-1][missing], f"{dtype} ignore_na={ignore_na}")
+        want = pd.DataFrame(values.T.astype(np.float64)).ewm(alpha=0.05, ignore_na=ignore_na).mean().to_numpy().T
+        np.testing.assert_allclose(got, want, rtol=1e-4 if dtype == "float32" else 1e-9, atol=1e-6)

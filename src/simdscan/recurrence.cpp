@@ -92,10 +92,7 @@ void weighted_mean_elements(const T* x, T* out, std::ptrdiff_t from, std::ptrdif
         const bool seen = x[i] - x[i] == T(0);  // a number: NaN and +-inf are missing, as pandas takes them
         const T age = seen || !ignore_na ? decay : T(1);
         const T aged = age * at.weights + (seen ? T(1) : T(0));
-        if (!at.few && aged < at.few_weights) {
-            at.few = true;
-            at.mean = at.totals / at.weights;
-        }
+        at.few = at.few || aged < at.few_weights;  // (from the last mean, which a missing value leaves as it is)
         at.weights = aged;
         if (at.few) {
             const T gain = seen ? T(1) / at.weights : T(0);
@@ -108,7 +105,9 @@ void weighted_mean_elements(const T* x, T* out, std::ptrdiff_t from, std::ptrdif
             }
         } else {
             at.totals = age * at.totals + (seen ? x[i] : T(0));
-            out[i] = at.totals / at.weights;
+            // A missing value's output is the mean before it, as pandas': not the aged sums' quotient, an ulp away.
+            at.mean = seen ? at.totals / at.weights : at.mean;
+            out[i] = at.mean;
         }
     }
 }

@@ -363,9 +363,9 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
         const bool whole_vectors = powers.reach * at.few_weights >= std::numeric_limits<T>::min();
         streams = streams && Lanes<A>::streams;
         auto streamed = span_outputs<A, T, false, Lanes<A>::streams>(out);
-        // The sums in every lane, kept in registers (recursive_mean's `running`).
-        B totals(at.totals), weights(at.weights);
-        const B few_weights(at.few_weights);
+        // The sums and the last mean in every lane, kept in registers (recursive_mean's `running`).
+        B totals(at.totals), weights(at.weights), last_mean(at.mean);
+        const B few_weights(at.few_weights), no_value(std::numeric_limits<T>::quiet_NaN());
         for (; whole_vectors && done + lanes <= n; done += lanes) {
             if (at.few) {
                 // Its elements stored as they come: the streamed vectors start again after them.
@@ -374,6 +374,7 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
                 weighted_mean_elements(x, out, done, lanes, decay, ignore_na, at);
                 totals = B(at.totals);
                 weights = B(at.weights);
+                last_mean = B(at.mean);
                 continue;
             }
             prefetch_ahead<false>(x + done);
@@ -393,7 +394,12 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
             }
             const B next_sum = L::multiply_add(ages, totals, value_sums);
             const B next_weight = L::multiply_add(ages, weights, weight_sums);
-            const B means = next_sum / next_weight;
+            // A missing value's output is the last mean before it (weighted_mean_elements): the seen lanes'
+            // quotients carried forward over the others, as a forward fill carries numbers over NaN.
+            const B seen_means = xsimd::select(seen, next_sum / next_weight, no_value);
+            const B carried = vector_prefix<A, LastNumber, false, 1, B::size>(seen_means, no_value);
+            const B means = LastNumber::apply(last_mean, carried);
+            last_mean = L::broadcast_last(means);
             if (streams) {
                 streamed.vector(done, means);
             } else {
@@ -402,14 +408,17 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
             totals = L::broadcast_last(next_sum);
             weights = L::broadcast_last(next_weight);
             if (xsimd::any(weights < few_weights)) {
+                at.few = true;  // the elements from here, from the state in registers
                 at.totals = first_lane(totals);
                 at.weights = first_lane(weights);
-                at.few = true;
-                at.mean = at.totals / at.weights;
+                at.mean = first_lane(last_mean);
             }
         }
-        at.totals = first_lane(totals);  // (as the elements left them, where they ran last)
-        at.weights = first_lane(weights);
+        if (!at.few) {
+            at.totals = first_lane(totals);
+            at.weights = first_lane(weights);
+            at.mean = first_lane(last_mean);
+        }
         finish_vectors(streamed, 0);
     }
     weighted_mean_elements(x, out, done, n - done, decay, ignore_na, at);
@@ -451,23 +460,25 @@ void weighted_mean_rows(const WeightedMeanRows<T>& given, T decay, bool ignore_n
                 return r0;
             }
             const B zero(T(0)), one(T(1)), aged_by(decay), few_weights(WeightedMeanState<T>::few_weights);
-            B totals[K], weights[K];
+            B totals[K], weights[K], means[K];
             for (std::ptrdiff_t k = 0; k < K; ++k) {
                 totals[k] = B::load_unaligned(rows.totals + j + k * lanes);
                 weights[k] = B::load_unaligned(rows.weights + j + k * lanes);
+                means[k] = B::load_unaligned(rows.means + j + k * lanes);
             }
             std::ptrdiff_t r = r0;
             for (; r < r1; ++r) {
                 const T* x = row_of(rows.x, rows.x_step, r) + j;
                 T* out = row_of(rows.out, rows.out_step, r) + j;
                 B values[K], ages[K], aged[K];
+                typename B::batch_bool_type seen[K];
                 bool few = false;
                 for (std::ptrdiff_t k = 0; k < K; ++k) {
                     values[k] = B::load_unaligned(x + k * lanes);  // before out is written: out may be x
-                    const auto seen = (values[k] - values[k]) == zero;  // numbers: NaN and +-inf are missing
-                    ages[k] = ignore_na ? xsimd::select(seen, aged_by, one) : aged_by;
-                    aged[k] = ages[k] * weights[k] + xsimd::select(seen, one, zero);
-                    values[k] = xsimd::select(seen, values[k], zero);
+                    seen[k] = (values[k] - values[k]) == zero;  // numbers: NaN and +-inf are missing
+                    ages[k] = ignore_na ? xsimd::select(seen[k], aged_by, one) : aged_by;
+                    aged[k] = ages[k] * weights[k] + xsimd::select(seen[k], one, zero);
+                    values[k] = xsimd::select(seen[k], values[k], zero);
                     few = few || xsimd::any(aged[k] < few_weights);
                 }
                 if (few) {
@@ -476,12 +487,15 @@ void weighted_mean_rows(const WeightedMeanRows<T>& given, T decay, bool ignore_n
                 for (std::ptrdiff_t k = 0; k < K; ++k) {
                     totals[k] = ages[k] * totals[k] + values[k];
                     weights[k] = aged[k];
-                    store_or_stream(out + k * lanes, totals[k] / weights[k], streamed);
+                    // (A missing value's output the mean before it: weighted_mean_elements.)
+                    means[k] = xsimd::select(seen[k], totals[k] / weights[k], means[k]);
+                    store_or_stream(out + k * lanes, means[k], streamed);
                 }
             }
             for (std::ptrdiff_t k = 0; k < K; ++k) {
                 totals[k].store_unaligned(rows.totals + j + k * lanes);
                 weights[k].store_unaligned(rows.weights + j + k * lanes);
+                means[k].store_unaligned(rows.means + j + k * lanes);
             }
             return r;
         } else {
