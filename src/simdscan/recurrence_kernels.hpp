@@ -395,10 +395,14 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
             const B next_sum = L::multiply_add(ages, totals, value_sums);
             const B next_weight = L::multiply_add(ages, weights, weight_sums);
             // A missing value's output is the last mean before it (weighted_mean_elements): the seen lanes'
-            // quotients carried forward over the others, as a forward fill carries numbers over NaN.
-            const B seen_means = xsimd::select(seen, next_sum / next_weight, no_value);
-            const B carried = vector_prefix<A, LastNumber, false, 1, B::size>(seen_means, no_value);
-            const B means = LastNumber::apply(last_mean, carried);
+            // quotients carried forward over the others, as a forward fill carries numbers over NaN (in a vector
+            // that has a missing value: the carry costs as much as the rest of the step).
+            B means = next_sum / next_weight;
+            if (!xsimd::all(seen)) {
+                const B carried =
+                    vector_prefix<A, LastNumber, false, 1, B::size>(xsimd::select(seen, means, no_value), no_value);
+                means = LastNumber::apply(last_mean, carried);
+            }
             last_mean = L::broadcast_last(means);
             if (streams) {
                 streamed.vector(done, means);
