@@ -23,13 +23,23 @@ dtype('int64')
 from __future__ import annotations
 
 from . import _core
-from ._arithmetic import cumprod, cumsum
-from ._array_api import cumulative_prod, cumulative_sum
-from ._extrema import cummax, cummin, nancummax, nancummin
-from ._fill import ffill
-from ._logsumexp import logcumsumexp
-from ._nan_skipping import nancumprod, nancumsum
-from ._recurrence import discounted_cumsum, ewm_mean, linear_recurrence
+from ._public import (  # the family modules' plain functions, made public once there (see _ops.py)
+    cummax,
+    cummin,
+    cumprod,
+    cumsum,
+    cumulative_prod,
+    cumulative_sum,
+    discounted_cumsum,
+    ewm_mean,
+    ffill,
+    linear_recurrence,
+    logcumsumexp,
+    nancummax,
+    nancummin,
+    nancumprod,
+    nancumsum,
+)
 from ._runtime import (
     Direction,
     configure_from_environment,

@@ -1,4 +1,7 @@
-"""Running sums and products: DirectML's two cumulative operators, cumsum and cumprod."""
+"""Running sums and products: DirectML's two cumulative operators, cumsum and cumprod.
+
+Plain functions of NumPy arrays: simdscan's public ones are made from them in _public.py, by their entries in _ops.OPS
+(whose ``fast`` names the calls each body hands straight to ``_core.scan``: keep the two in step)."""
 
 from __future__ import annotations
 
@@ -7,7 +10,6 @@ from typing import Any, Optional, Tuple, Union
 import numpy as np
 
 from ._axes import core_scan, scan_along
-from ._fast_calls import fast_calls
 from ._runtime import Direction
 
 #: ``axis``: one axis, several (scanned in turn), or None (the flattened array)
@@ -23,7 +25,6 @@ _cumsum_axis = core_scan("add")
 _cumprod_axis = core_scan("multiply")
 
 
-@fast_calls("add", ("direction", "exclusive", "dtype", "out", "compensated"))
 def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
            dtype: Any = None, out: Optional[np.ndarray] = None, compensated: bool = False,
            reset: Any = None, labels: Any = None) -> np.ndarray:
@@ -245,7 +246,6 @@ def cumsum(a: Any, axis: Axis = None, *, direction: Directions = "increasing", e
     return scan_along("add", False, a, axis, direction, exclusive, out, dtype, compensated, reset, labels)
 
 
-@fast_calls("multiply", ("direction", "exclusive", "dtype", "out"))
 def cumprod(a: Any, axis: Axis = None, *, direction: Directions = "increasing", exclusive: Exclusives = False,
             dtype: Any = None, out: Optional[np.ndarray] = None, reset: Any = None, labels: Any = None) -> np.ndarray:
     """Cumulative product along an axis, as DirectML's DML_CUMULATIVE_PRODUCT_OPERATOR_DESC.

@@ -8,7 +8,6 @@ import numpy as np
 
 from . import _core
 from ._arithmetic import _cumprod_axis, _cumsum_axis
-from ._array_types import takes_array_types
 from ._axes import is_decreasing, normalize_axis
 from ._runtime import Direction
 
@@ -134,7 +133,6 @@ def _cumulative(
     return target
 
 
-@takes_array_types
 def cumulative_sum(
     x: Any, /, *, axis: Optional[int] = None, dtype: Any = None, out: Optional[np.ndarray] = None,
     include_initial: bool = False, direction: Union[Direction, str] = "increasing", reset: Any = None,
@@ -225,7 +223,6 @@ def cumulative_sum(
     return _cumulative(False, x, axis, dtype, out, include_initial, direction, reset, labels)
 
 
-@takes_array_types
 def cumulative_prod(
     x: Any, /, *, axis: Optional[int] = None, dtype: Any = None, out: Optional[np.ndarray] = None,
     include_initial: bool = False, direction: Union[Direction, str] = "increasing", reset: Any = None,

@@ -1,6 +1,6 @@
-"""What simdscan.dask's chunked scans share: the scans of the family (:class:`_Op`), their neutral elements and
-accumulation dtypes, the scan of one chunk by simdscan, a carry combined with what follows it, and the chain of tiny
-tasks that carries a state across the chunks in the walk's order.
+"""What simdscan.dask's chunked scans share: the scans of the family (:class:`_Op`, of the registry ``_ops.OPS``),
+their neutral elements and accumulation dtypes, the scan of one chunk by simdscan, a carry combined with what follows
+it, and the chain of tiny tasks that carries a state across the chunks in the walk's order.
 
 The chunked scans built on these: the plain one (``_dask_scan.py``), the segmented one (``_dask_segments.py``, reset=),
 the grouped one (``_dask_groups.py``, labels=) and forward fill (``_dask_fill.py``)."""
@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import product
-from typing import Any, Callable, Optional, Union, cast
+from typing import Any, Optional, Union, cast
 
 import dask.array as da
 import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-import simdscan
-
+from ._array_types import numpy_level
+from ._ops import OPS, Op
 from ._runtime import Direction, off_in_dask_workers
 
 
@@ -26,25 +26,32 @@ _Direction = Union[Direction, str]
 
 @dataclass(frozen=True)
 class _Op:
-    """One scan of the family: how a chunk is scanned, and how a carry combines with what follows it."""
+    """One scan of the family as a chunked scan takes it: its entry in the registry (how a chunk is scanned, how a
+    carry combines with what follows it), and whether it returns indices."""
 
-    scan: Callable[..., Any]  # the NumPy-level simdscan function, applied to each chunk
-    ufunc: np.ufunc  # ufunc(carry, later): the carry comes first in scan order
-    casts: bool  # the scan takes dtype= (it may accumulate in a wider dtype than it returns)
+    spec: Op  # the op's entry in _ops.OPS (one with a ufunc)
     indices: bool = False  # cummax / cummin with return_indices: (values, positions along the axis) pairs
 
+    @property
+    def ufunc(self) -> np.ufunc:
+        """ufunc(carry, later): the carry comes first in scan order."""
+        assert self.spec.ufunc is not None, self.spec.name
+        return self.spec.ufunc
 
-_OPS: dict[str, _Op] = {
-    "cumsum": _Op(simdscan.cumsum, np.add, True),
-    "cumprod": _Op(simdscan.cumprod, np.multiply, True),
-    "cummax": _Op(simdscan.cummax, np.maximum, False),
-    "cummin": _Op(simdscan.cummin, np.minimum, False),
-    "nancummax": _Op(simdscan.nancummax, np.fmax, False),
-    "nancummin": _Op(simdscan.nancummin, np.fmin, False),
-    "nancumsum": _Op(simdscan.nancumsum, np.add, True),
-    "nancumprod": _Op(simdscan.nancumprod, np.multiply, True),
-    "logcumsumexp": _Op(simdscan.logcumsumexp, np.logaddexp, True),
-}
+    @property
+    def casts(self) -> bool:
+        """The scan takes dtype= (it may accumulate in a wider dtype than it returns)."""
+        return self.spec.casts
+
+    def scan(self, a: Any, *args: Any, **options: Any) -> Any:
+        """The op's NumPy-level scan of a chunk: its plain function, a masked chunk scanned as simdscan's function of
+        that name scans one (_array_types)."""
+        return numpy_level(self.spec)(a, *args, **options)
+
+
+def _op(name: str) -> _Op:
+    """The chunked scans' :class:`_Op` of the registry's op ``name``."""
+    return _Op(OPS[name])
 
 
 def _neutral(op: _Op, dtype: np.dtype) -> Any:

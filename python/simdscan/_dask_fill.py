@@ -9,8 +9,7 @@ from typing import Any, Optional
 import dask.array as da
 import numpy as np
 
-import simdscan
-
+from ._array_types import numpy_level
 from ._axes import is_decreasing
 from ._dask_chunks import _chain, _public, _unwalked, _walked
 from ._dask_groups import (
@@ -26,7 +25,11 @@ from ._dask_groups import (
 )
 from ._dask_operands import _labels_operand, _reset_operand, _segments, _walked_layout
 from ._dask_segments import _head, _starts
+from ._ops import OPS
 from ._runtime import Direction, off_in_dask_workers
+
+#: simdscan.ffill at the NumPy level: the plain function, a masked chunk filled as the public one fills it
+_numpy_ffill = numpy_level(OPS["ffill"])
 
 
 # --------------------------------------------------------------------------
@@ -38,8 +41,8 @@ def _fill_chunk(block: np.ndarray, *flags: np.ndarray, axis: int, decreasing: bo
     int64 ``labels`` where given."""
     off_in_dask_workers()
     direction = Direction.DECREASING if decreasing else Direction.INCREASING
-    return simdscan.ffill(block, axis, direction=direction, limit=limit, reset=flags[0] if flags else None,
-                          labels=None if labels is None else _public(labels))
+    return _numpy_ffill(block, axis, direction=direction, limit=limit, reset=flags[0] if flags else None,
+                        labels=None if labels is None else _public(labels))
 
 
 def _unfilled(block: np.ndarray, *flags: np.ndarray) -> np.ndarray:
@@ -218,10 +221,10 @@ def _ffill(a: Any, axis: Optional[int], direction: Any, limit: Any, reset: Any, 
     x = a if isinstance(a, da.Array) else da.asarray(a)
     blank = (0,) * x.ndim
     # simdscan.ffill's checks, in its order (axis, limit, reset, dtype and direction), on empty arrays
-    simdscan.ffill(np.empty(blank), axis, limit=limit)
+    _numpy_ffill(np.empty(blank), axis, limit=limit)
     groups = None if labels is None else _labels_operand(labels, x.shape, axis, reset)
     flags = None if reset is None or labels is not None else _reset_operand(reset, x.shape, axis)
-    rdt = simdscan.ffill(np.empty(blank, dtype=x.dtype), axis, direction=direction, limit=limit).dtype
+    rdt = _numpy_ffill(np.empty(blank, dtype=x.dtype), axis, direction=direction, limit=limit).dtype
     decreasing = is_decreasing(direction)
     limit = None if limit is None else operator.index(limit)
     given = x

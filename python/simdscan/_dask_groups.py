@@ -9,15 +9,13 @@ from typing import Any, Callable, Optional
 import dask.array as da
 import numpy as np
 
-import simdscan
-
 from ._dask_chunks import (
-    _OPS,
     _Op,
     _accumulation_dtype,
     _apply,
     _chain,
     _neutral,
+    _op,
     _pick,
     _prepare,
     _scan_chunk,
@@ -199,7 +197,7 @@ def _label_combine(
         reached = np.zeros(head.shape[:-1] + (mc + 1,), dtype=bool)
         np.put_along_axis(reached, np.where(has, head, mc), True, axis=-1)  # (slot mc: a dump for the others)
         reached = reached[..., :mc]
-        if op.scan in (simdscan.nancumsum, simdscan.nancumprod) and acc.kind in "fc":
+        if op.spec.skips_nan and op.ufunc in (np.add, np.multiply) and acc.kind in "fc":  # nancumsum, nancumprod
             # a NaN total (inf - inf, 0 * inf) would be skipped as an input: combined with the chunk's scan instead
             nan = np.isnan(carry[2][0])
             if (reached & nan).any():
@@ -271,7 +269,7 @@ def _grouped_scan(name: str, x: da.Array, axis: Any, direction: Any, exclusive: 
     3. Each chunk scanned by simdscan, grouped, after (in the walk) one element a carried group that the chunk holds:
        its label and total, which the op itself continues, as the whole line's scan would have, exclusive or not and
        with indices (the supplier of a carried value is the carry's), then the prefix dropped."""
-    op = _OPS[name]
+    op = _op(name)
     indices = bool(options.pop("return_indices", False))
     probe = np.empty((0,) * x.ndim, dtype=x.dtype)
     rdt = op.scan(probe, axis, direction=direction, exclusive=exclusive, **options).dtype

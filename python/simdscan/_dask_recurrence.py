@@ -25,13 +25,17 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-import simdscan
-
+from ._array_types import numpy_level
 from ._axes import is_decreasing, normalize_axis
 from ._dask_operands import _reset_operand, _segments, _walked_layout, _without_empty_chunks
+from ._dask_scan import _scan
 from ._dask_segments import _head, _starts
+from ._ops import OPS
 from ._recurrence import _alpha, _broadcast, _check_initial, _is_weak, _result_dtype, ewm_dtypes
 from ._runtime import Direction, off_in_dask_workers
+
+#: simdscan.linear_recurrence at the NumPy level: the plain function, refusing a masked chunk as the public one does
+_numpy_recurrence = numpy_level(OPS["linear_recurrence"])
 
 
 # --------------------------------------------------------------------------
@@ -64,8 +68,8 @@ def _run(a: Any, b: np.ndarray, flags: Optional[np.ndarray], head: Any, init: An
     direction = Direction.DECREASING if decreasing else Direction.INCREASING
 
     def run(a_: Any, b_: np.ndarray, initial: Any, reset: Optional[np.ndarray] = None) -> np.ndarray:
-        return simdscan.linear_recurrence(a_, b_, axis, direction=direction, exclusive=exclusive,
-                                          initial=_line_state(initial, axis), reset=reset, dtype=compute)
+        return _numpy_recurrence(a_, b_, axis, direction=direction, exclusive=exclusive,
+                                 initial=_line_state(initial, axis), reset=reset, dtype=compute)
 
     starts = None if flags is None else _starts(flags, axis, decreasing)
     if starts is None or not starts.any():
@@ -165,8 +169,8 @@ def _whole(b: np.ndarray, *operands: np.ndarray, a: Any, init: Any, reset: bool,
     off_in_dask_workers()
     a, init, flags = _operands(operands, a, init, reset)
     direction = Direction.DECREASING if decreasing else Direction.INCREASING
-    return simdscan.linear_recurrence(a, b, axis, direction=direction, exclusive=exclusive,
-                                      initial=_line_state(init, axis), reset=flags, dtype=rdt)
+    return _numpy_recurrence(a, b, axis, direction=direction, exclusive=exclusive,
+                             initial=_line_state(init, axis), reset=flags, dtype=rdt)
 
 
 def _gains(weights: np.ndarray, seen: np.ndarray) -> np.ndarray:
@@ -351,6 +355,11 @@ def ewm_terms(values: Any, along: int, smoothing: float, adjust: bool, ignore_na
     return coefficient, np.where(seen, (1 - carried) * observed, compute.type(0)), (last < 0) & ~seen
 
 
+def _running_max(x: Any, axis: int, exclusive: bool = False) -> da.Array:
+    """:func:`simdscan.dask.cummax` of ``x`` along ``axis``, increasing."""
+    return _scan("cummax", x, axis, "increasing", exclusive, return_indices=False, reset=None, labels=None)
+
+
 def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optional[float] = None,
              halflife: Optional[float] = None, alpha: Optional[float] = None, adjust: bool = True,
              ignore_na: bool = False) -> da.Array:
@@ -373,17 +382,15 @@ def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optio
     shape = [1] * data.ndim
     shape[along] = data.shape[along]
     positions = da.arange(data.shape[along], chunks=(data.chunks[along],)).reshape(shape)
-    import simdscan.dask as sdask
-
     first, second, third = ewm_terms(data.astype(compute), along, smoothing, adjust, ignore_na, positions,
-                                     sdask.cummax)
+                                     _running_max)
     if adjust:
         # As pandas updates its mean (and the NumPy level's kernel where the weights run low): the weights' sum, then
         # the mean moved towards each value by its share of them, which a long run of NaN leaves as it is.
         weights = linear_recurrence(first, third, along)
         gains = da.map_blocks(_gains, weights, third, dtype=compute)
         means = linear_recurrence(1 - gains, gains * second, along)
-        means = da.map_blocks(_unseen_as_nan, means, sdask.cummax(third, along) == 0, dtype=compute)
+        means = da.map_blocks(_unseen_as_nan, means, _running_max(third, along) == 0, dtype=compute)
     else:
         means = da.map_blocks(_unseen_as_nan, linear_recurrence(first, second, along), third, dtype=compute)
     return means.astype(rdt).rechunk(given)

@@ -15,12 +15,9 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-import simdscan
-
-from ._array_api import _cumulative_axis, _scannable
+from ._array_api import _cumulative_axis, _scannable, cumulative_prod, cumulative_sum
 from ._axes import is_decreasing, normalize_axes, per_axis
 from ._dask_chunks import (
-    _OPS,
     _Op,
     _accumulation_dtype,
     _apply,
@@ -28,6 +25,7 @@ from ._dask_chunks import (
     _edge,
     _first_slot,
     _neutral_block,
+    _op,
     _pick,
     _scan_chunk,
     _shifted,
@@ -158,7 +156,7 @@ def _scan(
     common ones (dtype, compensated, return_indices), passed only where the function has them. A tuple ``axis``
     (with one direction and flag, or a tuple of each) scans along each of its axes in turn, as simdscan does.
     ``options["reset"]`` segments the scan (single axis only), its flags carried as the data is."""
-    op = _OPS[name]
+    op = _op(name)
     x = a if isinstance(a, da.Array) else da.asarray(a)
     reset, labels = options.pop("reset", None), options.pop("labels", None)
     if labels is not None:  # (simdscan checks labels first too)
@@ -257,7 +255,7 @@ def _cumulative(product: bool, x: Any, axis: Any, dtype: Any, include_initial: A
     empty array, checks every argument as it does and gives the result dtype; the body is the lazy cumsum or cumprod
     in that dtype (bool: a running logical or / and, through a running product of 0/1 bytes, as NumPy's bool loops),
     and with ``include_initial`` the identity is joined before it (after it when decreasing) as a chunk of its own."""
-    numpy_level = simdscan.cumulative_prod if product else simdscan.cumulative_sum
+    numpy_level = cumulative_prod if product else cumulative_sum
     x = x if isinstance(x, da.Array) else da.asarray(x)
     if x.ndim == 0:
         x = x.reshape(1)  # numpy.atleast_1d, as the NumPy-level function

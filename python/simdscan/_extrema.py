@@ -1,4 +1,7 @@
-"""Running maxima and minima: cummax and cummin (with the positions that supplied them), nancummax and nancummin."""
+"""Running maxima and minima: cummax and cummin (with the positions that supplied them), nancummax and nancummin.
+
+Plain functions of NumPy arrays: simdscan's public ones are made from them in _public.py, by their entries in _ops.OPS
+(whose ``fast`` names the calls each body hands straight to ``_core.scan``: keep the two in step)."""
 
 from __future__ import annotations
 
@@ -9,12 +12,10 @@ import numpy as np
 
 from . import _core
 from ._axes import scan_along, scan_axes
-from ._fast_calls import fast_calls
 from ._runtime import Direction
 from ._segments import segment_operands
 
 
-@fast_calls("maximum", ("direction", "exclusive", "out"))
 def cummax(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
            exclusive: bool = False, out: Any = None, return_indices: bool = False, reset: Any = None,
            labels: Any = None) -> Any:
@@ -74,7 +75,6 @@ def cummax(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, st
     return _core.scan("maximum", a, axis, direction, exclusive, None, out, False, False, None, None)
 
 
-@fast_calls("minimum", ("direction", "exclusive", "out"))
 def cummin(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
            exclusive: bool = False, out: Any = None, return_indices: bool = False, reset: Any = None,
            labels: Any = None) -> Any:
@@ -102,7 +102,6 @@ def cummin(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, st
     return _core.scan("minimum", a, axis, direction, exclusive, None, out, False, False, None, None)
 
 
-@fast_calls("maximum", ("direction", "exclusive", "out"), skip_nan=True)
 def nancummax(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
               exclusive: bool = False, out: Optional[np.ndarray] = None, reset: Any = None,
               labels: Any = None) -> np.ndarray:
@@ -123,7 +122,6 @@ def nancummax(a: Any, axis: Optional[int] = None, *, direction: Union[Direction,
     return scan_along("maximum", True, a, axis, direction, exclusive, out, None, False, reset, labels)
 
 
-@fast_calls("minimum", ("direction", "exclusive", "out"), skip_nan=True)
 def nancummin(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
               exclusive: bool = False, out: Optional[np.ndarray] = None, reset: Any = None,
               labels: Any = None) -> np.ndarray:

@@ -8,7 +8,6 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import _core
-from ._array_types import takes_array_types
 from ._axes import is_decreasing, normalize_axis
 from ._runtime import Direction
 from ._segments import segment_operands
@@ -27,7 +26,6 @@ def check_out(out: Any, shape: tuple[int, ...], dtype: np.dtype) -> None:
         raise ValueError("out is read-only")
 
 
-@takes_array_types
 def ffill(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
           limit: Optional[int] = None, reset: Any = None, labels: Any = None,
           out: Optional[np.ndarray] = None) -> np.ndarray:

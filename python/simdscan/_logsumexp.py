@@ -1,4 +1,7 @@
-"""The running log-sum-exp: logcumsumexp, log(cumsum(exp(a))) without overflow or underflow."""
+"""The running log-sum-exp: logcumsumexp, log(cumsum(exp(a))) without overflow or underflow.
+
+Plain functions of NumPy arrays: simdscan's public ones are made from them in _public.py, by their entries in _ops.OPS
+(whose ``fast`` names the calls each body hands straight to ``_core.scan``: keep the two in step)."""
 
 from __future__ import annotations
 
@@ -7,11 +10,9 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from ._axes import scan_along
-from ._fast_calls import fast_calls
 from ._runtime import Direction
 
 
-@fast_calls("logaddexp", ("direction", "exclusive", "dtype", "out"))
 def logcumsumexp(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
                  exclusive: bool = False, dtype: Any = None, out: Optional[np.ndarray] = None,
                  reset: Any = None, labels: Any = None) -> np.ndarray:

@@ -1,4 +1,7 @@
-"""Sums and products that skip NaN: nancumsum and nancumprod, with cumsum's flags."""
+"""Sums and products that skip NaN: nancumsum and nancumprod, with cumsum's flags.
+
+Plain functions of NumPy arrays: simdscan's public ones are made from them in _public.py, by their entries in _ops.OPS
+(whose ``fast`` names the calls each body hands straight to ``_core.scan``: keep the two in step)."""
 
 from __future__ import annotations
 
@@ -7,11 +10,9 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from ._axes import scan_along
-from ._fast_calls import fast_calls
 from ._runtime import Direction
 
 
-@fast_calls("add", ("direction", "exclusive", "dtype", "out", "compensated"), skip_nan=True)
 def nancumsum(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
               exclusive: bool = False, dtype: Any = None, out: Optional[np.ndarray] = None,
               compensated: bool = False, reset: Any = None, labels: Any = None) -> np.ndarray:
@@ -33,7 +34,6 @@ def nancumsum(a: Any, axis: Optional[int] = None, *, direction: Union[Direction,
     return scan_along("add", True, a, axis, direction, exclusive, out, dtype, compensated, reset, labels)
 
 
-@fast_calls("multiply", ("direction", "exclusive", "dtype", "out"), skip_nan=True)
 def nancumprod(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str] = "increasing",
                exclusive: bool = False, dtype: Any = None, out: Optional[np.ndarray] = None,
                reset: Any = None, labels: Any = None) -> np.ndarray:

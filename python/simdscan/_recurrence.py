@@ -9,7 +9,6 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import _core
-from ._array_types import takes_array_types, takes_array_types_as
 from ._axes import is_decreasing, normalize_axis
 from ._fill import check_out
 from ._runtime import Direction
@@ -76,7 +75,6 @@ def _broadcast(value: Any, shape: tuple[int, ...], name: str, target: str) -> No
         raise ValueError(f"{name} of shape {given} does not broadcast to {target} {shape}")
 
 
-@takes_array_types_as("b")
 def linear_recurrence(a: Any, b: Any, axis: Optional[int] = -1, *, direction: Union[Direction, str] = "increasing",
                       exclusive: bool = False, initial: Any = None, reset: Any = None, dtype: Any = None,
                       out: Optional[np.ndarray] = None) -> np.ndarray:
@@ -190,7 +188,6 @@ def linear_recurrence(a: Any, b: Any, axis: Optional[int] = -1, *, direction: Un
     return _delivered(result, direct, out, result_dtype)
 
 
-@takes_array_types
 def discounted_cumsum(x: Any, gamma: Any, axis: Optional[int] = -1, *, reset: Any = None,
                       out: Optional[np.ndarray] = None) -> np.ndarray:
     """Discounted returns ``G[i] = x[i] + gamma[i] * G[i+1]``: :func:`linear_recurrence` from the end.
@@ -251,7 +248,6 @@ def ewm_dtypes(dtype: np.dtype) -> tuple[np.dtype, np.dtype]:
     return result, np.dtype(np.float32) if result == np.float16 else result
 
 
-@takes_array_types
 def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optional[float] = None,
              halflife: Optional[float] = None, alpha: Optional[float] = None, adjust: bool = True,
              ignore_na: bool = False, out: Optional[np.ndarray] = None) -> np.ndarray:

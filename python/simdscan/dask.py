@@ -41,8 +41,9 @@ elements walked since it, for ``limit``: a chunk with a number in its last segme
 reset and no such number passes on none, any other passes on the carry, its count longer by the chunk's length; the
 carry fills the NaNs walked before the chunk's first number and first segment start, as far as ``limit`` allows.
 
-One table (``_OPS``) says, per function, which simdscan function scans a chunk and which ufunc combines a carry
-with what follows it: :data:`numpy.add` (cumsum, and nancumsum, whose chunk totals are NaN-free sums),
+simdscan's one table of its ops (``_ops.OPS``) says, per function, which NumPy-level function scans a chunk (the plain
+one of its family module; a masked chunk is taken as :mod:`simdscan`'s function takes one) and which ufunc combines a
+carry with what follows it: :data:`numpy.add` (cumsum, and nancumsum, whose chunk totals are NaN-free sums),
 :data:`numpy.multiply` (cumprod, nancumprod), :data:`numpy.maximum` / :data:`numpy.minimum` (cummax, cummin: NaN
 propagates), :data:`numpy.fmax` / :data:`numpy.fmin` (nancummax, nancummin: the total of an all-NaN chunk is
 NaN, which these skip, so it never poisons a carry) and :data:`numpy.logaddexp` (logcumsumexp). An empty
