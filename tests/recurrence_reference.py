@@ -301,6 +301,48 @@ def check_recurrence(got, a, b, axis=-1, decreasing=False, exclusive=False, init
     check_close(got, want, result_dtype(a, b, dtype), axis, decreasing, scale, where)
 
 
+# axis=None: the reference runs along b broadcast and flattened in C order
+def flat(x, shape):
+    """``x`` broadcast to ``shape`` and flattened in C order (None and scalars as they are): the reference's input."""
+    if x is None or np.ndim(x) == 0:
+        return x
+    return np.broadcast_to(np.asarray(x), shape).reshape(-1)
+
+
+def flat_reference(a, b, decreasing=False, exclusive=False, initial=None, reset=None, dtype=None):
+    """The loop's y (wide) along b flattened in C order."""
+    b = np.asarray(b)
+    return recurrence(flat(a, b.shape), b.reshape(-1), 0, decreasing, exclusive, initial, flat(reset, b.shape),
+                      dtype)
+
+
+def check_flat(got, a, b, decreasing=False, exclusive=False, initial=None, reset=None, dtype=None, where=""):
+    want = flat_reference(a, b, decreasing, exclusive, initial, reset, dtype)
+    assert got.shape == (np.size(b),), f"{where}: shape {got.shape}, expected {(np.size(b),)}"
+    check_close(got, want, result_dtype(a, b, dtype), 0, decreasing, where=where)
+
+
+# (name, exception, keywords beside b of shape (3, 4) and axis=None): each raises, in the NumPy and the Dask form
+BAD_AXIS_NONE = [
+    ("a of 5", ValueError, dict(a=np.full(5, 0.5))),
+    ("a already flattened (12,)", ValueError, dict(a=np.full(12, 0.5))),
+    ("a transposed (4, 3)", ValueError, dict(a=np.full((4, 3), 0.5))),
+    ("a larger than b", ValueError, dict(a=np.full((2, 3, 4), 0.5))),
+    ("initial per row (3,)", ValueError, dict(initial=np.zeros(3))),
+    ("initial per column (4,)", ValueError, dict(initial=np.zeros(4))),
+    ("initial (1,)", ValueError, dict(initial=np.zeros(1))),
+    ("initial of b's shape", ValueError, dict(initial=np.zeros((3, 4)))),
+    ("initial (12,)", ValueError, dict(initial=np.zeros(12))),
+    ("reset of 5", ValueError, dict(reset=np.zeros(5, bool))),
+    ("reset already flattened (12,)", ValueError, dict(reset=np.zeros(12, bool))),
+    ("reset larger than b", ValueError, dict(reset=np.zeros((2, 3, 4), bool))),
+    ("reset 2", ValueError, dict(reset=np.array([[0, 2, 0, 1]] * 3))),
+    ("out of b's shape", ValueError, dict(out=np.zeros((3, 4)))),
+    ("out of another dtype", TypeError, dict(out=np.zeros(12, np.float32))),
+    ("complex initial, real result", TypeError, dict(initial=np.complex128(1))),
+]
+
+
 # --------------------------------------------------------------------------
 # data
 # --------------------------------------------------------------------------

@@ -1,12 +1,12 @@
-"""simdscan.linear_recurrence and simdscan.discounted_cumsum (NumPy and Dask forms): ``axis=None``, and the result
+"""simdscan.linear_recurrence and simdscan.discounted_cumsum: ``axis=None``, and the result
 dtype with an ``initial`` of another dtype.
 
 axis=None runs the recurrence along b flattened in C order, as ``numpy.cumsum(x, axis=None)`` and simdscan's other
 scans do: ``a`` and ``reset`` are broadcast to b's shape and flattened with it, ``initial`` is a scalar (the line
 shape of a 1-D result is ``()``), ``out`` has the flattened shape. Checked against the reference loop in extended
 precision (recurrence_reference.py) run on arrays this file flattens with NumPy itself, against ``np.cumsum`` for
-a = 1, bit for bit against the 1-D call on the flattened arrays, and the Dask form against the NumPy form over several
-chunkings.
+a = 1, bit for bit against the 1-D call on the flattened arrays (the Dask
+form: test_dask_recurrence_details.py).
 
 ``initial`` takes no part in the result's dtype (that of ``a`` and ``b``, or ``dtype=``): it is read in it, by
 'same_kind' rules (TypeError for a complex initial with a real result).
@@ -14,17 +14,15 @@ chunkings.
 
 import tracemalloc
 
-import dask
-import dask.array as da
 import numpy as np
 import pytest
 
 import simdscan
-import simdscan.dask as sdask
 from data import seed_of
 from family_reference import assert_same_bits
 from params import scattered_outs, stepped_reversed_out
-from recurrence_reference import check_close, coefficients, recurrence, result_dtype, terms
+from recurrence_reference import (BAD_AXIS_NONE, check_close, check_flat, coefficients, flat, recurrence, result_dtype,
+                                  terms)
 from reference import apply_layout, assert_unchanged, snapshot
 
 pytestmark = pytest.mark.kernels
@@ -39,26 +37,6 @@ INITIAL_KINDS = ["none", "python scalar", "0-d array"]
 def lr(a, b, axis=-1, decreasing=False, exclusive=False, **kw):
     return simdscan.linear_recurrence(a, b, axis, direction="decreasing" if decreasing else "increasing",
                                       exclusive=exclusive, **kw)
-
-
-def flat(x, shape):
-    """``x`` broadcast to ``shape`` and flattened in C order (None and scalars as they are): the reference's input."""
-    if x is None or np.ndim(x) == 0:
-        return x
-    return np.broadcast_to(np.asarray(x), shape).reshape(-1)
-
-
-def reference(a, b, decreasing=False, exclusive=False, initial=None, reset=None, dtype=None):
-    """The loop's y (wide) along b flattened in C order."""
-    b = np.asarray(b)
-    return recurrence(flat(a, b.shape), b.reshape(-1), 0, decreasing, exclusive, initial, flat(reset, b.shape),
-                      dtype)
-
-
-def check_flat(got, a, b, decreasing=False, exclusive=False, initial=None, reset=None, dtype=None, where=""):
-    want = reference(a, b, decreasing, exclusive, initial, reset, dtype)
-    assert got.shape == (np.size(b),), f"{where}: shape {got.shape}, expected {(np.size(b),)}"
-    check_close(got, want, result_dtype(a, b, dtype), 0, decreasing, where=where)
 
 
 def make_a(kind, rng, shape, dtype):
@@ -258,31 +236,12 @@ def _raises_leaving_alone(error, fn, *args, **kw):
         assert_unchanged(x, snap, "an argument")
 
 
-BAD_AXIS_NONE = [
-    # (name, exception, keywords beside b of shape (3, 4) and axis=None)
-    ("a of 5", ValueError, dict(a=np.full(5, 0.5))),
-    ("a already flattened (12,)", ValueError, dict(a=np.full(12, 0.5))),
-    ("a transposed (4, 3)", ValueError, dict(a=np.full((4, 3), 0.5))),
-    ("a larger than b", ValueError, dict(a=np.full((2, 3, 4), 0.5))),
-    ("initial per row (3,)", ValueError, dict(initial=np.zeros(3))),
-    ("initial per column (4,)", ValueError, dict(initial=np.zeros(4))),
-    ("initial (1,)", ValueError, dict(initial=np.zeros(1))),
-    ("initial of b's shape", ValueError, dict(initial=np.zeros((3, 4)))),
-    ("initial (12,)", ValueError, dict(initial=np.zeros(12))),
-    ("reset of 5", ValueError, dict(reset=np.zeros(5, bool))),
-    ("reset already flattened (12,)", ValueError, dict(reset=np.zeros(12, bool))),
-    ("reset larger than b", ValueError, dict(reset=np.zeros((2, 3, 4), bool))),
-    ("reset 2", ValueError, dict(reset=np.array([[0, 2, 0, 1]] * 3))),
-    ("out of b's shape", ValueError, dict(out=np.zeros((3, 4)))),
-    ("out of another dtype", TypeError, dict(out=np.zeros(12, np.float32))),
-    ("complex initial, real result", TypeError, dict(initial=np.complex128(1))),
-]
 
 
 @pytest.mark.parametrize("name, error, kw", BAD_AXIS_NONE, ids=[c[0] for c in BAD_AXIS_NONE])
 def test_axis_none_errors(name, error, kw):
-    """Each bad argument raises what the function raises for it along an axis (and the Dask form while the graph is
-    built), leaving a, b, initial, reset and out alone."""
+    """Each bad argument raises what the function raises for it along an axis, leaving a, b, initial, reset and out
+    alone (the Dask form: test_dask_recurrence_details.py)."""
     rng = np.random.default_rng(seed_of("axis None errors"))
     kw = dict(kw)
     a = kw.pop("a", coefficients(rng, (3, 4), "float64"))
@@ -290,14 +249,6 @@ def test_axis_none_errors(name, error, kw):
     _raises_leaving_alone(error, simdscan.linear_recurrence, a, b, axis=None, **kw)
     if "out" not in kw:
         _raises_leaving_alone(error, simdscan.linear_recurrence, a, b, axis=None, out=np.zeros(12), **kw)
-        with pytest.raises(error):
-            sdask.linear_recurrence(a, da.from_array(b, chunks=2), axis=None, **kw)
-        if name == "reset 2":
-            return  # (a Dask reset's values are checked as it is computed)
-        with pytest.raises(error):  # a (and the others) as Dask arrays too
-            sdask.linear_recurrence(da.from_array(a, chunks=2) if np.ndim(a) else a, da.from_array(b, chunks=2),
-                                    axis=None, **{k: da.from_array(v, chunks=2) if np.ndim(v) else v
-                                                  for k, v in kw.items()})
         if "initial" not in kw:
             _raises_leaving_alone(error, simdscan.discounted_cumsum, b, a, axis=None, **kw)
 
@@ -313,104 +264,6 @@ def test_axis_none_initial_as_for_a_1d_b():
             lr(0.5, b.reshape(-1), 0, initial=np.zeros(shape))
         with pytest.raises(ValueError):
             lr(0.5, b, None, initial=np.zeros(shape))
-
-
-# --------------------------------------------------------------------------
-# axis=None: the Dask form
-# --------------------------------------------------------------------------
-def computed(lazy):
-    assert isinstance(lazy, da.Array), f"returned {type(lazy)!r}"
-    (got,) = dask.compute(lazy, scheduler="sync", optimize_graph=False)
-    return got
-
-
-def halves(rng, shape, dtype):
-    """k / 2 (k in -4..4): the recurrence of them with coefficients 0 and +-1 is exact, in any order (with +-0.5 it is
-    not: a chain of 60 spans more digits than float32 holds)."""
-    values = rng.integers(-4, 5, size=shape) / 2.0
-    if np.dtype(dtype).kind == "c":
-        values = values + 1j * rng.integers(-4, 5, size=shape) / 2.0
-    return values.astype(dtype)
-
-
-def dyadic_coefficients(rng, shape, dtype):
-    return rng.choice([-1.0, 0.0, 1.0], size=shape).astype(dtype)
-
-
-# (shape, chunks): one chunk, blocks, rows, columns (ravel rechunks), uneven with empty chunks, 3-D
-DASK_CASES = [
-    ((6, 10), (6, 10)),
-    ((6, 10), (2, 3)),
-    ((6, 10), (1, 10)),
-    ((6, 10), (6, 1)),
-    ((6, 10), ((2, 0, 4), (3, 0, 7))),
-    ((4, 3, 5), (2, (1, 2), (4, 1))),
-]
-
-
-@pytest.mark.parametrize("case", DASK_CASES, ids=[f"{s}-{c}".replace(" ", "") for s, c in DASK_CASES])
-@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
-def test_dask_axis_none_matches_numpy(dtype, case):
-    """simdscan.dask.linear_recurrence(axis=None) computed: bit for bit the NumPy form's (dyadic values, exact in any
-    order), 1-D, for a (scalar, NumPy full and broadcast, Dask in chunks of its own), initial (none, scalar, 0-d NumPy
-    and Dask) and reset (none, NumPy full and broadcast, Dask), both directions, inclusive and exclusive."""
-    shape, chunks = case
-    rng = np.random.default_rng(seed_of("dask axis None", dtype, case))
-    b = halves(rng, shape, dtype)
-    x = da.from_array(b, chunks=chunks)
-    full_a = dyadic_coefficients(rng, shape, dtype)
-    a_forms = [("scalar", -1.0, -1.0), ("numpy", full_a, full_a),
-               ("broadcast", full_a[:1], full_a[:1]), ("dask", full_a, da.from_array(full_a, chunks=3))]
-    r = rng.random(shape) < 0.2
-    reset_forms = [("none", None, None), ("numpy", r, r), ("broadcast", r[..., :1], r[..., :1]),
-                   ("dask", r, da.from_array(r.astype(np.float64), chunks=4))]
-    initial_forms = [("none", None, None), ("scalar", 1.5, 1.5), ("0-d", np.array(-2.0, dtype), np.array(-2.0, dtype)),
-                     ("dask 0-d", np.array(0.5, dtype), da.from_array(np.array(0.5, dtype)))]
-    step = 0
-    for direction in ("increasing", "decreasing"):
-        for exclusive in (False, True):
-            for reset_name, reset, reset_given in reset_forms:
-                for initial_name, initial, initial_given in initial_forms:
-                    a_name, a, a_given = a_forms[step % len(a_forms)]
-                    step += 1
-                    lazy = sdask.linear_recurrence(a_given, x, axis=None, direction=direction, exclusive=exclusive,
-                                                   initial=initial_given, reset=reset_given)
-                    want = simdscan.linear_recurrence(a, b, axis=None, direction=direction, exclusive=exclusive,
-                                                      initial=initial, reset=reset)
-                    where = (f"{dtype} chunks={chunks} {direction} exclusive={exclusive} a {a_name}, "
-                             f"reset {reset_name}, initial {initial_name}")
-                    assert lazy.shape == (b.size,) and lazy.dtype == want.dtype, where
-                    got = computed(lazy)
-                    assert_same_bits(got, want, where)
-                    check_flat(got, a, b, direction == "decreasing", exclusive, initial, reset, where=where)
-
-
-@pytest.mark.parametrize("chunks", [(7, 11), (1, 33), (14, 1), ((3, 0, 11), (20, 13))])
-def test_dask_axis_none_random_floats(chunks):
-    """Random float64 data (not exact in every order): within the loop's tolerance, as the NumPy form."""
-    rng = np.random.default_rng(seed_of("dask axis None random", chunks))
-    b, a = terms(rng, (14, 33), "float64"), coefficients(rng, (14, 33), "float64")
-    r = rng.random(b.shape) < 0.05
-    x = da.from_array(b, chunks=chunks)
-    for decreasing in (False, True):
-        direction = "decreasing" if decreasing else "increasing"
-        for a_given in (a, da.from_array(a, chunks=5), 0.99):
-            got = computed(sdask.linear_recurrence(a_given, x, axis=None, direction=direction, initial=0.25, reset=r))
-            check_flat(got, a if np.ndim(a_given) else 0.99, b, decreasing, initial=0.25, reset=r,
-                       where=f"chunks={chunks} {direction}")
-        got = computed(sdask.discounted_cumsum(x, a, axis=None, reset=r))
-        check_flat(got, a, b, True, reset=r, where=f"discounted_cumsum chunks={chunks}")
-    # the top-level function hands a Dask b to the Dask form
-    got = simdscan.discounted_cumsum(x, 0.9, axis=None)
-    assert isinstance(got, da.Array)
-    check_flat(computed(got), 0.9, b, True, where="simdscan.discounted_cumsum of a Dask array")
-
-
-def test_dask_axis_none_zero_d_and_empty():
-    for b, kw in [(np.array(1.5), {"initial": 2.0}), (np.zeros((0, 4)), {}), (np.zeros((3, 0)), {"reset": True})]:
-        want = simdscan.linear_recurrence(0.5, b, axis=None, **kw)
-        got = computed(sdask.linear_recurrence(0.5, da.from_array(b), axis=None, **kw))
-        assert_same_bits(got, want, f"{b.shape}")
 
 
 # --------------------------------------------------------------------------
@@ -447,8 +300,6 @@ def test_initial_takes_no_part_in_the_dtype(a_dtype, b_dtype):
                 where = f"a {a_dtype}, b {b_dtype}, initial {initial_dtype} {form}, axis={axis}"
                 if np.dtype(initial_dtype).kind == "c" and want_dtype.kind != "c":
                     _raises_leaving_alone(TypeError, simdscan.linear_recurrence, a, b, axis, initial=initial)
-                    with pytest.raises(TypeError):
-                        sdask.linear_recurrence(a, da.from_array(b, chunks=2), axis, initial=initial)
                     continue
                 for decreasing in (False, True):
                     got = lr(a, b, axis, decreasing, initial=initial)
@@ -492,34 +343,3 @@ def test_python_scalar_initial_stays_weak():
     assert lr(0.5, b.astype(np.complex64), initial=1 + 2j).dtype == np.complex64
     with pytest.raises(TypeError):
         lr(0.5, b, initial=1 + 2j)
-
-
-@pytest.mark.parametrize("a_dtype, b_dtype", AB_DTYPES[:4], ids=["-".join(p) for p in AB_DTYPES[:4]])
-def test_dask_initial_takes_no_part_in_the_dtype(a_dtype, b_dtype):
-    """The Dask form: the lazy result's dtype (nothing computed) and its values, the NumPy form's, for initial a NumPy
-    array, a NumPy scalar and a Dask array of other dtypes."""
-    rng = np.random.default_rng(seed_of("dask initial dtype", a_dtype, b_dtype))
-    shape = (4, 12)
-    b, a = halves(rng, shape, b_dtype), dyadic_coefficients(rng, shape, a_dtype)
-    x = da.from_array(b, chunks=(2, 5))
-    want_dtype = np.result_type(a, b)
-    for initial_dtype in ("float16", "float32", "float64", "int32", "bool", "complex128"):
-        lines = halves(rng, (4,), "float64").astype(initial_dtype)
-        for name, initial, given in [("numpy", lines, lines), ("dask", lines, da.from_array(lines, chunks=3)),
-                                     ("scalar", lines[1], lines[1])]:
-            where = f"a {a_dtype}, b {b_dtype}, initial {initial_dtype} {name}"
-            if np.dtype(initial_dtype).kind == "c":
-                with pytest.raises(TypeError):
-                    sdask.linear_recurrence(a, x, initial=given)
-                continue
-            for direction in ("increasing", "decreasing"):
-                lazy = sdask.linear_recurrence(a, x, initial=given, direction=direction)
-                assert lazy.dtype == want_dtype, f"{where}: lazy dtype {lazy.dtype}"
-                want = simdscan.linear_recurrence(a, b, initial=initial, direction=direction)
-                assert want.dtype == want_dtype, where
-                assert_same_bits(computed(lazy), want, where)
-        if np.dtype(initial_dtype).kind != "c":
-            lazy = sdask.linear_recurrence(a, x, initial=lines, dtype=np.float32)
-            assert lazy.dtype == np.float32
-            assert_same_bits(computed(lazy), simdscan.linear_recurrence(a, b, initial=lines, dtype=np.float32),
-                             f"dtype=float32 initial {initial_dtype}")
