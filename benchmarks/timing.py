@@ -87,7 +87,8 @@ def simdscan_call(w: Workload, x: np.ndarray[Any, Any], out: np.ndarray[Any, Any
     reset = make_reset(w, x.shape)
     labels = make_labels(w, x.shape)
     if w.op == "ffill":
-        return lambda: scan(x, axis=axis, direction=direction, out=out)
+        limit = w.limit or None
+        return lambda: scan(x, axis=axis, direction=direction, limit=limit, out=out)
     if w.op == "ewm_mean":
         adjust = "adjust=False" not in w.note
         return lambda: scan(x, axis, alpha=0.01, adjust=adjust, out=out)

@@ -61,6 +61,7 @@ class Workload:
     kept_results: bool = True
     segments: int = 0  # > 0: a segmented scan (reset=) of a 1-D input, this many segments of random lengths
     labels: int = 0  # > 0: a grouped scan (labels=) of a 1-D input, labels drawn at random from this many
+    limit: int = 0  # > 0: ffill's limit (pandas': at most this many NaN in a row filled)
 
     def label(self, quick: bool) -> str:
         """The workload's name in the table.
@@ -133,6 +134,9 @@ WORKLOADS = [
     # Segmented scans (reset=), against NumPy's scan of each segment in a loop.
     *(Workload((10_000_000,), "float64", op=op, quick_shape=(625_000,), segments=1000) for op in ("cumsum", "cummax")),
     Workload((10_000_000,), "float64", op="ffill", quick_shape=(625_000,), note=" 10% NaN"),
+    Workload((10_000_000,), "float64", op="ffill", quick_shape=(625_000,), limit=3, note=" 30% NaN limit=3"),
+    Workload((10_000, 1000), "float64", axis=0, op="ffill", quick_shape=(2500, 250), note=" 30% NaN"),
+    Workload((10_000, 1000), "float64", axis=0, op="ffill", quick_shape=(2500, 250), limit=3, note=" 30% NaN limit=3"),
     # A grouped scan (labels=), against NumPy's recipe: a stable sort by label, a segmented scan, and back.
     Workload((10_000_000,), "float64", quick_shape=(625_000,), labels=1000),
     # Linear recurrences (NumPy has none: scipy.signal.lfilter and pandas' ewm are the peers).
@@ -183,7 +187,7 @@ def make_input(w: Workload, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
         x = rng.integers(-hi, hi + 1, size=full, dtype=np.int8)
     x = x.astype(np.dtype(w.dtype).newbyteorder() if w.byteswapped else w.dtype)
     if "NaN" in w.note:
-        x[rng.random(full) < 0.1] = np.nan
+        x[rng.random(full) < (0.3 if "30% NaN" in w.note else 0.1)] = np.nan
     return x[:: w.step] if w.step > 1 else x
 
 
@@ -326,10 +330,13 @@ def numpy_scan(w: Workload, x: np.ndarray[Any, Any], out: np.ndarray[Any, Any], 
     if w.op in FAMILY_UFUNCS:
         FAMILY_UFUNCS[w.op].accumulate(x, axis=w.axis, out=out)
         return
-    if w.op == "ffill":  # the usual recipe: each element's index, or 0 at NaN, run through a maximum
-        index = np.where(np.isnan(x), 0, np.arange(x.shape[0]))
-        np.maximum.accumulate(index, out=index)
-        np.take(x, index, out=out)
+    if w.op == "ffill":  # the usual recipe: each element's index, or 0 at NaN, run through a maximum (along axis 0)
+        places = np.arange(x.shape[0]).reshape((-1,) + (1,) * (x.ndim - 1))
+        index = np.where(np.isnan(x), 0, places)
+        np.maximum.accumulate(index, axis=0, out=index)
+        np.copyto(out, np.take_along_axis(x, index, axis=0))
+        if w.limit:  # the NaN more than `limit` places after their number stay
+            np.copyto(out, x, where=places - index > w.limit)
         return
     scan: Callable[..., Any] = {"cumsum": np.cumsum, "cumprod": np.cumprod, "nancumsum": np.nancumsum}[w.op]
     if w.direction == "increasing" and not w.exclusive:
@@ -391,17 +398,20 @@ def pandas_scan_fn(pandas: Any, w: Workload, x: np.ndarray[Any, Any],
     Series.ffill), its result copied into ``out`` for the check (pandas returns a new Series)."""
     if not (w.segments or w.labels or w.op in ("ffill", "ewm_mean")):
         raise TypeError("pandas rows are the segmented and grouped scans, ffill and ewm_mean")
+    limit = w.limit or None
     if x.ndim > 1:
-        if w.op != "ewm_mean" or w.axis != 0:
-            raise TypeError("pandas' rows of 2-D arrays: ewm_mean along axis 0 (a DataFrame's columns)")
+        if w.op not in ("ewm_mean", "ffill") or w.axis != 0:
+            raise TypeError("pandas' rows of 2-D arrays: ewm_mean and ffill along axis 0 (a DataFrame's columns)")
         frame = pandas.DataFrame(x, copy=False)
+        if w.op == "ffill":
+            return lambda: np.copyto(out, frame.ffill(limit=limit).to_numpy())
         return lambda: np.copyto(out, frame.ewm(alpha=0.01).mean().to_numpy())
     series = pandas.Series(x, copy=False)
     labels = make_labels(w, x.shape)
     if w.segments:
         labels = np.cumsum(make_reset(w, x.shape))
     if w.op == "ffill" and labels is None:
-        return lambda: np.copyto(out, series.ffill().to_numpy())
+        return lambda: np.copyto(out, series.ffill(limit=limit).to_numpy())
     if w.op == "ewm_mean":
         adjust = "adjust=False" not in w.note
         return lambda: np.copyto(out, series.ewm(alpha=0.01, adjust=adjust).mean().to_numpy())

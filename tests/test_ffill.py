@@ -877,3 +877,30 @@ def test_loop_free_reference_agrees_with_the_loop(missing, data):
         want_src, want_leading = line_sources(missing[k].tolist(), flags[k], decreasing, limit)
         np.testing.assert_array_equal(src[k], want_src)
         np.testing.assert_array_equal(leading[k], want_leading)
+
+
+@pytest.mark.parametrize("dtype", FILLED, ids=FILLED_IDS)
+@pytest.mark.parametrize("threads", [1, 2, 3, 4])
+def test_limit_on_long_lines_and_rows_at_any_thread_count(dtype, threads):
+    """The core's fill with a limit: a line longer than several of the runner's chunks (32768 elements), cut among
+    the threads (each chunk's own state first, then its outputs), strided, and the rows of a (T, N) batch along axis 0,
+    with segments, both directions: the reference's bits, the same at every thread count."""
+    rng = np.random.default_rng(seed_of("limit threads", dtype.name))
+    line = values(rng, (140_000,), dtype, 0.0)
+    # Long runs of NaN (past the limit, across the chunks' edges) among short ones.
+    line[np.cumsum(rng.random(line.size) < 0.002) % 2 == 1] = np.nan
+    line[rng.random(line.size) < 0.3] = np.nan
+    batch = values(rng, (3000, 41), dtype, 0.5)
+    before = simdscan.get_num_threads()
+    simdscan.set_num_threads(threads)
+    try:
+        for a, axis in ((line, 0), (np.repeat(line, 2)[::2], 0), (batch, 0), (batch.T, 1)):
+            r = resets(rng, a.shape, 1e-4 if a.ndim == 1 else 0.01)
+            for decreasing in (False, True):
+                for limit, reset in ((1, None), (5, r), (40_000, None)):
+                    got = ffill(a, axis, decreasing, limit=limit, reset=reset)
+                    check_fill(got, a, axis, decreasing, limit, reset,
+                               f"threads={threads} shape={a.shape} axis={axis} decreasing={decreasing} "
+                               f"limit={limit} reset={reset is not None}")
+    finally:
+        simdscan.set_num_threads(before)

@@ -408,6 +408,7 @@ simdscan::CumulativeOperatorDesc& recurrence_desc(simdscan::CumulativeOperator o
     desc.exclusive = desc.compensated = desc.skip_nan = false;
     desc.then.reset();
     desc.weighting = {};
+    desc.fill_limit = 0;
     return desc;
 }
 
@@ -441,6 +442,23 @@ py::object weighted_mean(const py::array& x, const py::object& out, std::size_t 
     const py::array values = apart_from(x, out);
     auto& desc = recurrence_desc(simdscan::CumulativeOperator::weighted_mean, values, axis);
     desc.weighting = {alpha, adjust, ignore_na};
+    return run_into(desc, values, out);
+}
+
+// simdscan.ffill's core call where a limit is given without labels (_fill.py): x floating or complex in native byte
+// order (at least 1-D), out None or of its shape and dtype, reset None or bool of its shape.
+py::object limited_fill(const py::array& x, const py::object& out, std::size_t axis, bool reverse, py::ssize_t limit,
+                        const py::object& reset) {
+    const std::vector<py::ssize_t> sizes(x.shape(), x.shape() + x.ndim());
+    const py::array values = apart_from(x, out);
+    auto& desc = recurrence_desc(simdscan::CumulativeOperator::forward_fill, values, axis);
+    py::array flags;
+    if (!reset.is_none()) {
+        flags = apart_from(py::reinterpret_borrow<py::array>(reset), out);
+        describe_broadcast(desc.reset, flags, sizes);
+    }
+    desc.direction = reverse ? simdscan::AxisDirection::decreasing : simdscan::AxisDirection::increasing;
+    desc.fill_limit = limit;
     return run_into(desc, values, out);
 }
 
@@ -690,6 +708,10 @@ PYBIND11_MODULE(_core, m) {
           py::arg("adjust"), py::arg("ignore_na"),
           "weighted_mean(x, out, axis, alpha, adjust, ignore_na): pandas' exponentially weighted mean along axis; "
           "returns out, or a new array; for simdscan.ewm_mean.");
+    m.def("limited_fill", &limited_fill, py::arg("x"), py::arg("out"), py::arg("axis"), py::arg("reverse"),
+          py::arg("limit"), py::arg("reset"),
+          "limited_fill(x, out, axis, reverse, limit, reset): ffill along axis filling at most limit NaN in a row "
+          "(reset: None or bool segment starts); returns out, or a new array; for simdscan.ffill.");
     m.def("isa", &simdscan::active_isa, "The active ISA tier.");
     m.def("_last_path", &simdscan::last_path, "Which runner this thread's last scan took (for the tests).");
     m.def("supported_isas", &simdscan::supported_isas, "ISA tiers this CPU supports, lowest first.");

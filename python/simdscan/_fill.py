@@ -109,29 +109,37 @@ def ffill(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str
         if out is not a:
             np.copyto(out, flat)
         return out
-    if limit is None:
+    if limit is None or limit >= flat.shape[along]:  # (no NaN is farther than that from its number)
         result: np.ndarray = _core.scan("ffill", x, axis, direction, False, None, out, False, False, flags, groups)
         return result
-    # Each NaN's distance from the number that fills it, the last one in the walk within its segment or group (none:
-    # one past the line's or group's end, where the NaN stays anyway): from the running maximum (minimum, decreasing)
-    # of the numbers' places, counted among the group's elements where grouped. (The core's scans, on labels already
-    # checked and made int64.)
+    if groups is None:
+        # The core's fill with its limit (each NaN's distance from its number carried along the walk), in native
+        # byte order.
+        if out is not None:
+            check_out(out, flat.shape, x.dtype)
+        values = flat if flat.dtype.isnative else flat.astype(flat.dtype.newbyteorder("="))
+        direct = out is not None and out.dtype == values.dtype
+        filled = _core.limited_fill(values, out if direct else None, along, is_decreasing(direction), limit, flags)
+        if direct:
+            return filled
+        if out is not None:
+            np.copyto(out, filled)
+            return out
+        return filled
+    # Grouped (the grouped engine has no fill limit yet): each NaN's distance from the number that fills it, the last
+    # one in the walk within its group (none: one past the group's end, where the NaN stays anyway), from the running
+    # maximum (minimum, decreasing) of the numbers' places counted among the group's elements. (The core's scans, on
+    # labels already checked and made int64.)
     missing = np.isnan(flat)
     decreasing = is_decreasing(direction)
 
     def grouped(op: str, values: np.ndarray, walk: Any, exclusive: bool) -> np.ndarray:
         return _core.scan(op, values, along, walk, exclusive, None, None, False, False, flags, groups)
 
-    if groups is None:
-        shape = [1] * flat.ndim
-        shape[along] = flat.shape[along]
-        position: Any = np.arange(flat.shape[along], dtype=np.intp).reshape(shape)
-        end: Any = flat.shape[along]
-    else:
-        ones = np.ones(flat.shape, np.intp)
-        position = grouped("add", ones, "increasing", True)
-        end = position + grouped("add", ones, "decreasing", False) if decreasing else None
+    ones = np.ones(flat.shape, np.intp)
+    position = grouped("add", ones, "increasing", True)
     if decreasing:
+        end = position + grouped("add", ones, "decreasing", False)
         filler = grouped("minimum", np.where(missing, end, position), direction, False)
         beyond = missing & (filler - position > limit)
     else:

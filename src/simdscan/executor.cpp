@@ -68,7 +68,7 @@ void execute(const CumulativeOperatorDesc& desc) {
         desc.input.data_type == desc.output.data_type
             ? nullptr
             : detail::active_kernels().widen[std::size_t(desc.input.data_type)][std::size_t(desc.output.data_type)];
-    if (operator_traits(desc.op).on_recurrence_runner) {
+    if (detail::on_recurrence_runner(desc)) {
         return detail::run_recurrence(detail::make_plan(desc), desc);
     }
     if (!desc.then) {

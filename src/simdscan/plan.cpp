@@ -170,6 +170,13 @@ void validate(const CumulativeOperatorDesc& desc) {
     if (desc.then && !traits.takes_groups) {
         throw std::invalid_argument(std::string("no ") + traits.name + " along two axes");
     }
+    if (desc.fill_limit < 0 || (desc.fill_limit > 0 && (!traits.fills || desc.labels.data != nullptr || desc.then))) {
+        throw std::invalid_argument("a fill limit is positive, of a forward fill without labels or a second axis");
+    }
+    if (on_recurrence_runner(desc) && (in.data_type != out.data_type || in.byte_swapped || out.byte_swapped)) {
+        throw std::invalid_argument(std::string("a ") + traits.name + " on the recurrences' runner reads and writes "
+                                    "one data type, in native byte order");
+    }
     const auto views = operand_views(desc);
     for (std::size_t role = Role::indices; role < Role::count; ++role) {
         const TensorView& view = *views[role];

@@ -80,7 +80,13 @@ enum class Path : std::uint8_t {
 
 Path choose_path(const Plan& plan);
 
-// Runs a plan of an operator on the recurrences' runner (OperatorTraits::on_recurrence_runner; recurrence.cpp).
+// Whether the recurrences' runner (recurrence.cpp) runs a job: its operator's (OperatorTraits::on_recurrence_runner),
+// and a forward fill with a limit, whose state (the elements since the last number) the scan paths' fills lack.
+inline bool on_recurrence_runner(const CumulativeOperatorDesc& desc) {
+    return operator_traits(desc.op).on_recurrence_runner || desc.fill_limit > 0;
+}
+
+// Runs a plan on the recurrences' runner (on_recurrence_runner).
 void run_recurrence(const Plan& plan, const CumulativeOperatorDesc& desc);
 
 // Notes which runner the calling thread's job takes, by a name that scan.hpp's last_path() reports to the tests.

@@ -206,6 +206,7 @@ struct RecurrenceJob {
     AxisDirection direction = AxisDirection::increasing;
     bool exclusive = false;  // each output the state before its element (the line's initial state first)
     CumulativeOperatorDesc::Weighting weighting;
+    std::ptrdiff_t fill_limit = 0;  // > 0: a forward fill of b with this limit
 };
 
 // Elements per chunk: 256 KiB of float64 (detail::chunk_elements), whatever the type, so that a line's chunks are
@@ -631,17 +632,265 @@ detail::Operands index_order(const detail::Plan& plan, detail::OperandBytes& ste
     return data;
 }
 
+// A forward fill's state along a line: the last number walked (where `has`), and the elements walked since it.
+template <class T>
+struct FillState {
+    T value{};
+    std::ptrdiff_t gap = 0;
+    bool has = false;
+};
+
+// An element's bits, as an unsigned integer of its size (a complex one's parts apart).
+template <class T>
+using BitsOf = std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                  std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
+template <class T>
+BitsOf<T> bits_of(const T& x) {
+    BitsOf<T> bits;
+    std::memcpy(&bits, &x, sizeof(T));
+    return bits;
+}
+
+// Whether an element is a number (no NaN; a complex one: neither part), as the scan paths' fill takes it: by its
+// bits, the magnitude at most infinity's (a float compare would be a branch, mispredicted on NaN data); float16
+// elements are their bits.
+template <class T>
+#if defined(__GNUC__)
+[[gnu::always_inline]]
+#endif
+inline bool is_number(const T& x) {
+    if constexpr (std::is_same<T, std::uint16_t>::value) {
+        return (x & 0x7fff) <= 0x7c00;
+    } else if constexpr (std::is_floating_point<T>::value) {
+        constexpr BitsOf<T> sign = BitsOf<T>(1) << (8 * sizeof(T) - 1);
+        return (bits_of(x) & BitsOf<T>(~sign)) <= bits_of(std::numeric_limits<T>::infinity());
+    } else {
+        return is_number(x.real()) && is_number(x.imag());
+    }
+}
+
+// `yes` where `pick`, else `no`, by their bits (a branch on NaN data is mispredicted as often as it is taken).
+template <class T>
+#if defined(__GNUC__)
+[[gnu::always_inline]]
+#endif
+inline T choose(bool pick, const T& yes, const T& no) {
+    if constexpr (std::is_arithmetic<T>::value) {
+        const BitsOf<T> mask = BitsOf<T>(BitsOf<T>(0) - BitsOf<T>(pick));
+        const BitsOf<T> bits = BitsOf<T>((bits_of(yes) & mask) | (bits_of(no) & BitsOf<T>(~mask)));
+        T chosen;
+        std::memcpy(&chosen, &bits, sizeof(T));
+        return chosen;
+    } else {
+        return T(choose(pick, yes.real(), no.real()), choose(pick, yes.imag(), no.imag()));
+    }
+}
+
+// One step of a fill with a limit: the element into the state, and what stands at its place (itself, or the last
+// number where it is NaN and at most `limit` elements follow that number). Inlined into the loops and free of
+// branches: this file is compiled for size (CMakeLists.txt), which would leave a call and a branch per element.
+template <class T>
+#if defined(__GNUC__)
+[[gnu::always_inline]]
+#endif
+inline T fill_step(const T& x, FillState<T>& at, std::ptrdiff_t limit) {
+    const bool number = is_number(x);
+    at.gap = (at.gap + 1) & (std::ptrdiff_t(number) - 1);  // 0 at a number
+    at.value = choose(number, x, at.value);
+    at.has = at.has | number;
+    return choose(number | !at.has | (at.gap > limit), x, at.value);
+}
+
+// n contiguous elements of a fill's line (from their end where reverse) from state `at`, each output into out; a
+// segment begins at element i where starts[i] != 0, i < readable. Returns whether the state after them is their own
+// (a number or a segment start among them), not the one before them moved on. Between segment starts, one plain loop.
+template <class T>
+bool fill_elements(const T* in, T* out, std::ptrdiff_t n, const std::uint8_t* starts, std::ptrdiff_t readable,
+                   bool reverse, std::ptrdiff_t limit, FillState<T>& at) {
+    const std::ptrdiff_t step = reverse ? -1 : 1;
+    const std::ptrdiff_t first = reverse ? n - 1 : 0;
+    bool own = false;
+    FillState<T> state = at;  // (a local: through the reference, every step would store it)
+    for (std::ptrdiff_t k = 0; k < n;) {
+        std::ptrdiff_t end = k + 1;  // the run [k, end) has no segment start after its first element
+        while (end < n && !(starts != nullptr && first + end * step < readable && starts[first + end * step] != 0)) {
+            ++end;
+        }
+        if (starts != nullptr && first + k * step < readable && starts[first + k * step] != 0) {
+            state = FillState<T>{};
+            own = true;
+        }
+        const T* x = in + first + k * step;
+        T* y = out + first + k * step;
+        const std::ptrdiff_t since = state.gap;
+        if constexpr (std::is_arithmetic<T>::value) {
+            // The state in registers as bits and masks (the struct's bool went through memory at every step).
+            using Bits = BitsOf<T>;
+            Bits value = bits_of(state.value), has = Bits(0) - Bits(state.has);
+            std::ptrdiff_t gap = state.gap;
+            for (std::ptrdiff_t j = 0; j < end - k; ++j) {
+                const Bits element = bits_of(x[j * step]);  // (read before y is written: out may be in)
+                const Bits number = Bits(0) - Bits(is_number(x[j * step]));
+                gap = (gap + 1) & std::ptrdiff_t(~number);  // 0 at a number
+                value = Bits((element & number) | (value & Bits(~number)));
+                has = Bits(has | number);
+                const Bits kept = Bits(number | Bits(~has) | (Bits(0) - Bits(gap > limit)));
+                const Bits filled = Bits((element & kept) | (value & Bits(~kept)));
+                std::memcpy(y + j * step, &filled, sizeof(T));
+            }
+            std::memcpy(&state.value, &value, sizeof(T));
+            state.gap = gap;
+            state.has = has != 0;
+        } else {
+            for (std::ptrdiff_t j = 0; j < end - k; ++j) {
+                y[j * step] = fill_step(x[j * step], state, limit);  // (x read before y is written: out may be in)
+            }
+        }
+        own = own || state.gap < end - k + since;  // a number among them
+        k = end;
+    }
+    at = state;
+    return own;
+}
+
+// Chunk k (in walk order) of line l of a fill's job, from state `at`, its outputs written where `writes`: staged as
+// Line's chunks are where an operand is strided. Returns fill_elements' answer.
+template <class T>
+bool fill_chunk(const RecurrenceJob& desc, std::ptrdiff_t l, std::ptrdiff_t k, bool writes, FillState<T>& at) {
+    const bool reverse = desc.direction == AxisDirection::decreasing;
+    const std::ptrdiff_t n = desc.n;
+    const std::ptrdiff_t first = reverse ? std::max<std::ptrdiff_t>(0, n - (k + 1) * chunk) : k * chunk;
+    const std::ptrdiff_t count = std::min(chunk, n - k * chunk);
+    const std::ptrdiff_t shift = reverse ? 1 : 0;  // (as Line's: the walk meets a segment's last element first)
+    const std::ptrdiff_t readable = std::min(count, n - shift - first);
+    const std::ptrdiff_t li = l / desc.columns, c = l % desc.columns;
+    const T* in = element_at(static_cast<const T*>(desc.b), desc.b_strides, li, c, first);
+    T* out = element_at(static_cast<T*>(desc.out), desc.out_strides, li, c, first);
+    const auto* reset = static_cast<const std::uint8_t*>(desc.reset);
+    const std::uint8_t* starts =
+        reset == nullptr || readable <= 0 ? nullptr : element_at(reset, desc.reset_strides, li, c, first + shift);
+    const std::ptrdiff_t size = sizeof(T);
+    const bool staged_in = desc.b_strides.step != size && count > 1;
+    const bool staged_out = writes && desc.out_strides.step != size && count > 1;
+    const bool staged_flags = starts != nullptr && desc.reset_strides.step != 1 && readable > 1;
+    const auto buffers =
+        staged_in || staged_out || staged_flags ? ChunkBuffers<T>::of_this_thread() : ChunkBuffers<T>{};
+    if (staged_in) {
+        gather(in, desc.b_strides.step, buffers.values, count);
+        in = buffers.values;
+    }
+    if (staged_flags) {
+        gather(starts, desc.reset_strides.step, buffers.flags, readable);
+        starts = buffers.flags;
+    }
+    // (Outputs not wanted go to the thread's buffer: one loop for both passes.)
+    const auto scratch = writes || staged_in ? buffers : ChunkBuffers<T>::of_this_thread();
+    T* target = !writes ? scratch.values : staged_out ? buffers.values : out;
+    const bool own = fill_elements(in, target, count, starts, readable, reverse, desc.fill_limit, at);
+    if (staged_out) {
+        scatter(buffers.values, out, desc.out_strides.step, count);
+    }
+    return own;
+}
+
+// A fill's rows (the rows path: each tile's columns walked a row after another, their states in arrays).
+template <class T>
+void fill_rows(const RecurrenceJob& desc, std::size_t threads) {
+    const std::ptrdiff_t width = tile_width<T>(desc.lines, desc.columns, threads);
+    const std::ptrdiff_t tiles = (desc.columns + width - 1) / width;
+    const bool reverse = desc.direction == AxisDirection::decreasing;
+    detail::parallel_ranges(desc.lines * tiles, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+        std::vector<FillState<T>> states(static_cast<std::size_t>(width));
+        for (std::ptrdiff_t task = begin; task < end; ++task) {
+            const std::ptrdiff_t l = task / tiles, c = task % tiles * width;
+            const std::ptrdiff_t w = std::min(width, desc.columns - c);
+            std::fill(states.begin(), states.end(), FillState<T>{});
+            for (std::ptrdiff_t k = 0; k < desc.n; ++k) {
+                const std::ptrdiff_t i = reverse ? desc.n - 1 - k : k;
+                const T* in = element_at(static_cast<const T*>(desc.b), desc.b_strides, l, c, i);
+                T* out = element_at(static_cast<T*>(desc.out), desc.out_strides, l, c, i);
+                // Walked row k >= 1 begins a segment where its own flag is set, or its successor's (decreasing).
+                const std::uint8_t* flags =
+                    desc.reset == nullptr || k == 0
+                        ? nullptr
+                        : element_at(static_cast<const std::uint8_t*>(desc.reset), desc.reset_strides, l, c,
+                                     reverse ? i + 1 : i);
+                const std::ptrdiff_t flag_step = desc.reset_strides.column;
+                for (std::ptrdiff_t j = 0; j < w; ++j) {
+                    FillState<T>& at = states[std::size_t(j)];
+                    if (flags != nullptr && flags[j * flag_step] != 0) {
+                        at = FillState<T>{};
+                    }
+                    out[j] = fill_step(in[j], at, desc.fill_limit);
+                }
+            }
+        }
+    });
+}
+
+// A fill's job: its rows, or each line on one thread; few long lines on all the threads: each chunk's own state (or
+// none) first, in parallel, then their outputs, each from the state the chunks before it leave.
+template <class T>
+void fill_lines(const RecurrenceJob& desc) {
+    const std::ptrdiff_t lines = desc.lines * desc.columns;
+    const std::size_t threads = detail::threads_for(2 * lines * desc.n * std::ptrdiff_t(sizeof(T)));
+    if (desc.columns > 1) {
+        return fill_rows<T>(desc, threads);
+    }
+    const std::ptrdiff_t chunks = (desc.n + chunk - 1) / chunk;
+    if (std::ptrdiff_t(threads) <= lines || chunks == 1 || threads <= 2) {
+        detail::parallel_ranges(lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+            for (std::ptrdiff_t l = begin; l < end; ++l) {
+                FillState<T> at;
+                for (std::ptrdiff_t k = 0; k < chunks; ++k) {
+                    fill_chunk<T>(desc, l, k, true, at);
+                }
+            }
+        });
+        return;
+    }
+    for (std::ptrdiff_t l = 0; l < lines; ++l) {
+        std::vector<FillState<T>> states(static_cast<std::size_t>(chunks));
+        std::vector<char> own(static_cast<std::size_t>(chunks));
+        detail::parallel_ranges(chunks - 1, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+            for (std::ptrdiff_t k = begin; k < end; ++k) {
+                own[std::size_t(k)] = fill_chunk<T>(desc, l, k, false, states[std::size_t(k + 1)]) ? 1 : 0;
+            }
+        });
+        // The state before chunk k + 1: chunk k's own, or the one before chunk k moved on by its elements.
+        for (std::ptrdiff_t k = 0; k + 1 < chunks; ++k) {
+            if (own[std::size_t(k)] == 0) {
+                FillState<T> moved = states[std::size_t(k)];
+                moved.gap += std::min(chunk, desc.n - k * chunk);
+                states[std::size_t(k + 1)] = moved;
+            }
+        }
+        detail::parallel_ranges(chunks, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+            for (std::ptrdiff_t k = begin; k < end; ++k) {
+                FillState<T> at = states[std::size_t(k)];
+                fill_chunk<T>(desc, l, k, true, at);
+            }
+        });
+    }
+}
+
 // A description's jobs, of its operator and data type (checked by validate): each type's runners compiled once.
 template <class T>
 void run_each(const std::vector<RecurrenceJob>& jobs, bool weighted) {
     for (const RecurrenceJob& job : jobs) {
+        if (job.fill_limit > 0) {
+            fill_lines<T>(job);
+            continue;
+        }
         if constexpr (std::is_floating_point<T>::value) {
             if (weighted) {
                 weighted_means<T>(job);
                 continue;
             }
         }
-        recur_lines<T>(job);
+        if constexpr (!std::is_same<T, std::uint16_t>::value) {
+            recur_lines<T>(job);
+        }
     }
 }
 
@@ -691,10 +940,12 @@ void run_jobs(const detail::Plan& plan, const CumulativeOperatorDesc& desc, bool
         job.direction = desc.direction;
         job.exclusive = desc.exclusive;
         job.weighting = desc.weighting;
+        job.fill_limit = desc.fill_limit;
         jobs.push_back(job);
     });
     const bool weighted = desc.op == CumulativeOperator::weighted_mean;
     switch (desc.output.data_type) {
+        case DataType::float16: return run_each<std::uint16_t>(jobs, weighted);  // (a fill's: its bits selected)
         case DataType::float32: return run_each<float>(jobs, weighted);
         case DataType::float64: return run_each<double>(jobs, weighted);
         case DataType::complex64: return run_each<std::complex<float>>(jobs, weighted);

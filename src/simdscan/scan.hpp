@@ -96,6 +96,9 @@ struct CumulativeOperatorDesc {
         bool adjust = true;
         bool ignore_na = false;
     } weighting;
+    // Beyond DirectML, forward_fill only: where > 0, at most this many NaN in a row are filled after a number (pandas'
+    // limit; the others keep their bits), on the recurrences' runner (native byte order; no labels yet).
+    std::ptrdiff_t fill_limit = 0;
 };
 
 // Beyond DirectML: whether an input of data type `from` may be scanned into an output of type `to` (DirectML's
@@ -122,6 +125,7 @@ struct OperatorTraits {
     bool recurs;                 // CumulativeOperatorDesc::coefficient and initial are required (else refused)
     bool takes_segments;         // exclusive and reset are taken
     bool takes_groups;           // labels and `then` are taken (the recurrences' runner has neither yet)
+    bool fills;                  // CumulativeOperatorDesc::fill_limit is taken
 };
 const OperatorTraits& operator_traits(CumulativeOperator op);
 
