@@ -879,6 +879,8 @@ def test_loop_free_reference_agrees_with_the_loop(missing, data):
         np.testing.assert_array_equal(leading[k], want_leading)
 
 
+@pytest.mark.threads
+@pytest.mark.usefixtures("restore_thread_count")
 @pytest.mark.parametrize("dtype", FILLED, ids=FILLED_IDS)
 @pytest.mark.parametrize("threads", [1, 2, 3, 4])
 def test_limit_on_long_lines_and_rows_at_any_thread_count(dtype, threads):
@@ -891,16 +893,32 @@ def test_limit_on_long_lines_and_rows_at_any_thread_count(dtype, threads):
     line[np.cumsum(rng.random(line.size) < 0.002) % 2 == 1] = np.nan
     line[rng.random(line.size) < 0.3] = np.nan
     batch = values(rng, (3000, 41), dtype, 0.5)
-    before = simdscan.get_num_threads()
     simdscan.set_num_threads(threads)
-    try:
-        for a, axis in ((line, 0), (np.repeat(line, 2)[::2], 0), (batch, 0), (batch.T, 1)):
-            r = resets(rng, a.shape, 1e-4 if a.ndim == 1 else 0.01)
-            for decreasing in (False, True):
-                for limit, reset in ((1, None), (5, r), (40_000, None)):
-                    got = ffill(a, axis, decreasing, limit=limit, reset=reset)
-                    check_fill(got, a, axis, decreasing, limit, reset,
-                               f"threads={threads} shape={a.shape} axis={axis} decreasing={decreasing} "
-                               f"limit={limit} reset={reset is not None}")
-    finally:
-        simdscan.set_num_threads(before)
+    for a, axis in ((line, 0), (np.repeat(line, 2)[::2], 0), (batch, 0), (batch.T, 1)):
+        r = resets(rng, a.shape, 1e-4 if a.ndim == 1 else 0.01)
+        for decreasing in (False, True):
+            for limit, reset in ((1, None), (5, r), (40_000, None)):
+                got = ffill(a, axis, decreasing, limit=limit, reset=reset)
+                check_fill(got, a, axis, decreasing, limit, reset,
+                           f"threads={threads} shape={a.shape} axis={axis} decreasing={decreasing} "
+                           f"limit={limit} reset={reset is not None}")
+    # the rows with one flag a row for every column (reset broadcast along the columns)
+    r = resets(rng, (batch.shape[0], 1), 0.02)
+    for decreasing in (False, True):
+        check_fill(ffill(batch, 0, decreasing, limit=2, reset=r), batch, 0, decreasing, 2, r, "reset per row")
+
+
+@pytest.mark.threads
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("threads", [1, 3])
+def test_limit_past_the_vectors_counts(threads):
+    """A limit of 2^22 or more (the tiers' lanes count gaps in float32 up to there; beyond, element by element) on a
+    line longer than it: the NaN past the limit stay, in both directions."""
+    n, limit = (1 << 22) + 300, 1 << 22
+    line = np.full(n, np.nan, np.float32)
+    line[[5, n - 7]] = [1.5, -2.5]
+    simdscan.set_num_threads(threads)
+    for decreasing in (False, True):
+        got = ffill(line, 0, decreasing, limit=limit)
+        check_fill(got, line, 0, decreasing, limit, None, f"threads={threads} decreasing={decreasing}", fast=True)
+        assert np.isnan(got).sum() == (n - 13 - limit) + (6 if decreasing else 5)  # past the limit, and leading

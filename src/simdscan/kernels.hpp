@@ -442,6 +442,38 @@ template <class T>
 void recursive_mean_elements(const T* x, T* out, std::ptrdiff_t from, std::ptrdiff_t count, T decay, T alpha,
                              bool ignore_na, RecursiveMeanState<T>& at);
 
+// A forward fill's state as its kernels keep it (RecurrenceKernels::limited_fill): the last number walked, and the
+// elements walked since it, counted in T and held at limit + 1 (before the first number too): an element further
+// than `limit` from its number keeps its own bits. limit < 2^22, so that the counts stay exact in float32 lanes.
+template <class T>
+struct FillLanes {
+    T value;
+    T gap;
+    T limit;
+    bool seen;  // on return: a number among the elements walked
+};
+
+// The rows of a forward fill with a limit along an outer axis (RecurrenceKernels::limited_fill_rows): `rows` rows of
+// w columns side by side, each column a fill of its own, walked from the first given row by the signed byte steps;
+// x's and out's columns contiguous, each column's state in values and gaps (as FillLanes'). Walked row r >= 1 begins
+// column j's segment again (its gap limit + 1) where starts[(r - 1) * starts_step + j * starts_column] != 0; none
+// where starts is null.
+template <class T>
+struct FillRows {
+    const T* x;
+    std::ptrdiff_t x_step;
+    T* out;  // may be x
+    std::ptrdiff_t out_step;
+    const std::uint8_t* starts;
+    std::ptrdiff_t starts_step;
+    std::ptrdiff_t starts_column;
+    T* values;
+    T* gaps;
+    T limit;
+    std::ptrdiff_t rows;
+    std::ptrdiff_t w;
+};
+
 // A first-order linear recurrence's kernels for elements of type T.
 template <class T>
 struct RecurrenceKernels {
@@ -467,8 +499,16 @@ struct RecurrenceKernels {
     // add (never fused, in every tier: a column's bits are its own element-by-element walk's, whatever the width,
     // tier and thread count); out the states after each row, or before it where exclusive.
     using rows_fn = void (*)(const RecurrenceRows<T>& rows, bool exclusive, bool streams);
+    // A forward fill with a limit (pandas' ffill(limit=)) of n contiguous elements, walked in memory order or from
+    // their end [reverse], from and into `at`: whole vectors of them only; returns how many it walked (the rest is
+    // the caller's, element by element with the same selections). Real types only.
+    using limited_fill_fn = std::ptrdiff_t (*)(const T* x, T* out, std::ptrdiff_t n, FillLanes<T>& at);
+    // The same along FillRows' columns, a row after another, every column.
+    using limited_fill_rows_fn = void (*)(const FillRows<T>& rows);
     span_fn span[2];  // [reverse]
     rows_fn rows;
+    limited_fill_fn limited_fill[2];  // [reverse]
+    limited_fill_rows_fn limited_fill_rows;
     weighted_mean_fn weighted_mean;
     weighted_mean_rows_fn weighted_mean_rows;
     recursive_mean_fn recursive_mean;

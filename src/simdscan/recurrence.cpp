@@ -701,9 +701,16 @@ inline T fill_step(const T& x, FillState<T>& at, std::ptrdiff_t limit) {
     return choose(number | !at.has | (at.gap > limit), x, at.value);
 }
 
+// Whether the tiers' fill kernels take a limit (their counts exact in float32 lanes), for elements of type T.
+template <class T>
+bool fills_by_vectors(std::ptrdiff_t limit) {
+    return std::is_floating_point<T>::value && limit < (std::ptrdiff_t(1) << 22);
+}
+
 // n contiguous elements of a fill's line (from their end where reverse) from state `at`, each output into out; a
 // segment begins at element i where starts[i] != 0, i < readable. Returns whether the state after them is their own
-// (a number or a segment start among them), not the one before them moved on. Between segment starts, one plain loop.
+// (a number or a segment start among them), not the one before them moved on. Between segment starts: the tier's
+// vectors (real types), then one element at a time.
 template <class T>
 bool fill_elements(const T* in, T* out, std::ptrdiff_t n, const std::uint8_t* starts, std::ptrdiff_t readable,
                    bool reverse, std::ptrdiff_t limit, FillState<T>& at) {
@@ -720,33 +727,28 @@ bool fill_elements(const T* in, T* out, std::ptrdiff_t n, const std::uint8_t* st
             state = FillState<T>{};
             own = true;
         }
-        const T* x = in + first + k * step;
-        T* y = out + first + k * step;
-        const std::ptrdiff_t since = state.gap;
-        if constexpr (std::is_arithmetic<T>::value) {
-            // The state in registers as bits and masks (the struct's bool went through memory at every step).
-            using Bits = BitsOf<T>;
-            Bits value = bits_of(state.value), has = Bits(0) - Bits(state.has);
-            std::ptrdiff_t gap = state.gap;
-            for (std::ptrdiff_t j = 0; j < end - k; ++j) {
-                const Bits element = bits_of(x[j * step]);  // (read before y is written: out may be in)
-                const Bits number = Bits(0) - Bits(is_number(x[j * step]));
-                gap = (gap + 1) & std::ptrdiff_t(~number);  // 0 at a number
-                value = Bits((element & number) | (value & Bits(~number)));
-                has = Bits(has | number);
-                const Bits kept = Bits(number | Bits(~has) | (Bits(0) - Bits(gap > limit)));
-                const Bits filled = Bits((element & kept) | (value & Bits(~kept)));
-                std::memcpy(y + j * step, &filled, sizeof(T));
-            }
-            std::memcpy(&state.value, &value, sizeof(T));
-            state.gap = gap;
-            state.has = has != 0;
-        } else {
-            for (std::ptrdiff_t j = 0; j < end - k; ++j) {
-                y[j * step] = fill_step(x[j * step], state, limit);  // (x read before y is written: out may be in)
+        std::ptrdiff_t walked = 0;
+        if constexpr (std::is_floating_point<T>::value) {
+            if (fills_by_vectors<T>(limit)) {
+                const T beyond = T(limit + 1);
+                detail::FillLanes<T> lanes{state.value, state.has ? std::min(T(state.gap), beyond) : beyond, T(limit), false};
+                const std::ptrdiff_t low = reverse ? n - end : k;  // the run's lowest index
+                walked = detail::active_kernels().recurrence.get<T>().limited_fill[reverse](in + low, out + low,
+                                                                                             end - k, lanes);
+                if (lanes.seen) {
+                    state = FillState<T>{lanes.value, std::ptrdiff_t(lanes.gap), true};
+                    own = true;
+                } else {
+                    state.gap += walked;
+                }
             }
         }
-        own = own || state.gap < end - k + since;  // a number among them
+        for (std::ptrdiff_t j = k + walked; j < end; ++j) {
+            const std::ptrdiff_t i = first + j * step;
+            const std::ptrdiff_t before = state.gap;
+            out[i] = fill_step(in[i], state, limit);  // (in read before out is written: out may be in)
+            own = own || state.gap <= before;  // a number
+        }
         k = end;
     }
     at = state;
@@ -801,9 +803,37 @@ void fill_rows(const RecurrenceJob& desc, std::size_t threads) {
     const bool reverse = desc.direction == AxisDirection::decreasing;
     detail::parallel_ranges(desc.lines * tiles, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
         std::vector<FillState<T>> states(static_cast<std::size_t>(width));
+        std::vector<T> values, gaps;
         for (std::ptrdiff_t task = begin; task < end; ++task) {
             const std::ptrdiff_t l = task / tiles, c = task % tiles * width;
             const std::ptrdiff_t w = std::min(width, desc.columns - c);
+            if constexpr (std::is_floating_point<T>::value) {
+                if (fills_by_vectors<T>(desc.fill_limit)) {
+                    const T limit = T(desc.fill_limit);
+                    values.assign(std::size_t(w), T(0));
+                    gaps.assign(std::size_t(w), limit + T(1));
+                    const std::ptrdiff_t first = reverse ? desc.n - 1 : 0, sign = reverse ? -1 : 1;
+                    const auto* reset = static_cast<const std::uint8_t*>(desc.reset);
+                    const detail::FillRows<T> rows{
+                        element_at(static_cast<const T*>(desc.b), desc.b_strides, l, c, first),
+                        sign * desc.b_strides.step,
+                        element_at(static_cast<T*>(desc.out), desc.out_strides, l, c, first),
+                        sign * desc.out_strides.step,
+                        // (walked row r >= 1 begins a segment at its own flag, or at its successor's: decreasing)
+                        reset == nullptr || desc.n < 2
+                            ? nullptr
+                            : element_at(reset, desc.reset_strides, l, c, reverse ? desc.n - 1 : 1),
+                        sign * desc.reset_strides.step,
+                        desc.reset_strides.column,
+                        values.data(),
+                        gaps.data(),
+                        limit,
+                        desc.n,
+                        w};
+                    detail::active_kernels().recurrence.get<T>().limited_fill_rows(rows);
+                    continue;
+                }
+            }
             std::fill(states.begin(), states.end(), FillState<T>{});
             for (std::ptrdiff_t k = 0; k < desc.n; ++k) {
                 const std::ptrdiff_t i = reverse ? desc.n - 1 - k : k;

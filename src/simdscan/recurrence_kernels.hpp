@@ -605,6 +605,112 @@ void recursive_mean_rows(const WeightedMeanRows<T>& given, T decay, T alpha, boo
     walk_mean_bands<A, T>(rows, MeanSteps<T>{decay, alpha, false, ignore_na}, streams, block);
 }
 
+// Lane j's last number in the walk up to it (`last`: its walk position, -1 for none; `filled`: its value), from
+// each lane's own: log2(L) steps of lanes K apart, a lane without one taking the one K lanes before it in the walk.
+template <class A, bool Reverse, std::size_t K = 1, class B>
+SIMDSCAN_ALWAYS_INLINE void carry_last_numbers(B& last, B& filled) {
+    if constexpr (K < B::size) {
+        using T = typename B::value_type;
+        const B none(T(-1));
+        const B last_before = Reverse ? Lanes<A>::template down<K>(last, none) : Lanes<A>::template up<K>(last, none);
+        const B filled_before =
+            Reverse ? Lanes<A>::template down<K>(filled, filled) : Lanes<A>::template up<K>(filled, filled);
+        const auto without = last < B(T(0));
+        filled = xsimd::select(without, filled_before, filled);
+        last = xsimd::select(without, last_before, last);
+        carry_last_numbers<A, Reverse, 2 * K>(last, filled);
+    }
+}
+
+// RecurrenceKernels::limited_fill: each vector's last numbers found within it (carry_last_numbers), then put behind
+// the state before it, whose value and gap stay in every lane of a register; outputs chosen by masks, so that every
+// element keeps its bits or takes its number's.
+template <class A, class T, bool Reverse>
+SIMDSCAN_FLATTEN std::ptrdiff_t limited_fill(const T* x, T* out, std::ptrdiff_t n, FillLanes<T>& at) {
+    if constexpr (is_vectorized<A, T>()) {
+        using B = xsimd::batch<T, A>;
+        constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+        alignas(A::alignment()) T order[lanes];
+        for (std::ptrdiff_t j = 0; j < lanes; ++j) {
+            order[j] = T(Reverse ? lanes - 1 - j : j);
+        }
+        const B walked = B::load_aligned(order);
+        const B limit(at.limit), beyond(at.limit + T(1)), one(T(1));
+        B value(at.value), gap(at.gap);
+        auto seen = B(T(0)) != B(T(0));
+        const std::ptrdiff_t count = n / lanes * lanes;
+        for (std::ptrdiff_t k = 0; k < count; k += lanes) {
+            const std::ptrdiff_t first = Reverse ? n - k - lanes : k;
+            const B v = B::load_unaligned(x + first);
+            const auto number = !is_nan(v);
+            B last = xsimd::select(number, walked, B(T(-1)));
+            B filled = v;
+            carry_last_numbers<A, Reverse>(last, filled);
+            const auto found = last >= B(T(0));
+            const B distance = xsimd::select(found, walked - last, walked + one + gap);
+            filled = xsimd::select(found, filled, value);
+            xsimd::select(number | (distance > limit), v, filled).store_unaligned(out + first);
+            value = Reverse ? Lanes<A>::broadcast_first(filled) : Lanes<A>::broadcast_last(filled);
+            gap = xsimd::min(Reverse ? Lanes<A>::broadcast_first(distance) : Lanes<A>::broadcast_last(distance),
+                             beyond);
+            seen = seen | number;
+        }
+        alignas(A::alignment()) T lane[lanes];
+        value.store_aligned(lane);
+        at.value = lane[0];
+        gap.store_aligned(lane);
+        at.gap = lane[0];
+        at.seen = xsimd::any(seen);
+        return count;
+    } else {
+        return 0;
+    }
+}
+
+// RecurrenceKernels::limited_fill_rows: a row after another, each vector of columns with its states loaded from the
+// arrays and stored back (they stay in the cache: the runner's tiles are narrow), the columns beyond the last vector
+// one by one with the same selections.
+template <class A, class T>
+void limited_fill_rows(const FillRows<T>& given) {
+    const FillRows<T> rows = given;  // (a copy: the stores may alias the caller's struct)
+    const T beyond = rows.limit + T(1);
+    std::ptrdiff_t whole = 0;
+    if constexpr (is_vectorized<A, T>()) {
+        whole = rows.w / std::ptrdiff_t(xsimd::batch<T, A>::size) * std::ptrdiff_t(xsimd::batch<T, A>::size);
+    }
+    for (std::ptrdiff_t r = 0; r < rows.rows; ++r) {
+        if (r > 0 && rows.starts != nullptr) {
+            const std::uint8_t* flags = row_of(rows.starts, rows.starts_step, r - 1);
+            for (std::ptrdiff_t j = 0; j < rows.w; ++j) {
+                rows.gaps[j] = flags[j * rows.starts_column] != 0 ? beyond : rows.gaps[j];
+            }
+        }
+        const T* x = row_of(rows.x, rows.x_step, r);
+        T* out = row_of(rows.out, rows.out_step, r);
+        if constexpr (is_vectorized<A, T>()) {
+            using B = xsimd::batch<T, A>;
+            constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
+            for (std::ptrdiff_t j = 0; j < whole; j += lanes) {
+                const B v = B::load_unaligned(x + j);
+                const auto number = !is_nan(v);
+                const B gap = xsimd::select(number, B(T(0)),
+                                            xsimd::min(B::load_unaligned(rows.gaps + j) + B(T(1)), B(beyond)));
+                const B value = xsimd::select(number, v, B::load_unaligned(rows.values + j));
+                xsimd::select(number | (gap > B(rows.limit)), v, value).store_unaligned(out + j);
+                gap.store_unaligned(rows.gaps + j);
+                value.store_unaligned(rows.values + j);
+            }
+        }
+        for (std::ptrdiff_t j = whole; j < rows.w; ++j) {
+            const T v = x[j];
+            const bool number = !is_nan(v);
+            rows.gaps[j] = number ? T(0) : std::min(rows.gaps[j] + T(1), beyond);
+            rows.values[j] = number ? v : rows.values[j];
+            out[j] = number || rows.gaps[j] > rows.limit ? v : rows.values[j];
+        }
+    }
+}
+
 // Each element type's kernels; the complex types' (one by one in every tier) in the lowest tier only.
 template <class A>
 void fill_recurrences(RecurrenceSet& set) {
@@ -616,11 +722,17 @@ void fill_recurrences(RecurrenceSet& set) {
             kernels.span[1] = &recur_span<A, T, true>;
             kernels.rows = &recur_rows<A, T>;
             if constexpr (std::is_floating_point<T>::value) {
+                kernels.limited_fill[0] = &limited_fill<A, T, false>;
+                kernels.limited_fill[1] = &limited_fill<A, T, true>;
+                kernels.limited_fill_rows = &limited_fill_rows<A, T>;
                 kernels.weighted_mean = &weighted_mean<A, T>;
                 kernels.weighted_mean_rows = &weighted_mean_rows<A, T>;
                 kernels.recursive_mean = &recursive_mean<A, T>;
                 kernels.recursive_mean_rows = &recursive_mean_rows<A, T>;
             } else {
+                kernels.limited_fill[0] = nullptr;
+                kernels.limited_fill[1] = nullptr;
+                kernels.limited_fill_rows = nullptr;
                 kernels.weighted_mean = nullptr;
                 kernels.weighted_mean_rows = nullptr;
                 kernels.recursive_mean = nullptr;
