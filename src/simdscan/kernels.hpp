@@ -444,7 +444,8 @@ void recursive_mean_elements(const T* x, T* out, std::ptrdiff_t from, std::ptrdi
 
 // A forward fill's state as its kernels keep it (RecurrenceKernels::limited_fill): the last number walked, and the
 // elements walked since it, counted in T and held at limit + 1 (before the first number too): an element further
-// than `limit` from its number keeps its own bits. limit < 2^22, so that the counts stay exact in float32 lanes.
+// than `limit` from its number keeps its own bits. limit < 2^22 and a call's n < 2^22, so that the counts stay exact in
+// float32 lanes.
 template <class T>
 struct FillLanes {
     T value;

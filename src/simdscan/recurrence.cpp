@@ -719,8 +719,8 @@ bool fill_elements(const T* in, T* out, std::ptrdiff_t n, const std::uint8_t* st
     bool own = false;
     FillState<T> state = at;  // (a local: through the reference, every step would store it)
     for (std::ptrdiff_t k = 0; k < n;) {
-        std::ptrdiff_t end = k + 1;  // the run [k, end) has no segment start after its first element
-        while (end < n && !(starts != nullptr && first + end * step < readable && starts[first + end * step] != 0)) {
+        std::ptrdiff_t end = starts == nullptr ? n : k + 1;  // the run [k, end): no segment start after its first
+        while (end < n && !(first + end * step < readable && starts[first + end * step] != 0)) {
             ++end;
         }
         if (starts != nullptr && first + k * step < readable && starts[first + k * step] != 0) {

@@ -622,9 +622,10 @@ SIMDSCAN_ALWAYS_INLINE void carry_last_numbers(B& last, B& filled) {
     }
 }
 
-// RecurrenceKernels::limited_fill: each vector's last numbers found within it (carry_last_numbers), then put behind
-// the state before it, whose value and gap stay in every lane of a register; outputs chosen by masks, so that every
-// element keeps its bits or takes its number's.
+// RecurrenceKernels::limited_fill: each vector's last numbers found within it (carry_last_numbers), by their walk
+// positions from the call's first element, then put behind the last number before it, whose position and value stay
+// in every lane of a register (the chain from one vector to the next a blend each); outputs chosen by masks, so that
+// every element keeps its bits or takes its number's.
 template <class A, class T, bool Reverse>
 SIMDSCAN_FLATTEN std::ptrdiff_t limited_fill(const T* x, T* out, std::ptrdiff_t n, FillLanes<T>& at) {
     if constexpr (is_vectorized<A, T>()) {
@@ -634,32 +635,38 @@ SIMDSCAN_FLATTEN std::ptrdiff_t limited_fill(const T* x, T* out, std::ptrdiff_t 
         for (std::ptrdiff_t j = 0; j < lanes; ++j) {
             order[j] = T(Reverse ? lanes - 1 - j : j);
         }
-        const B walked = B::load_aligned(order);
-        const B limit(at.limit), beyond(at.limit + T(1)), one(T(1));
-        B value(at.value), gap(at.gap);
-        auto seen = B(T(0)) != B(T(0));
+        const B none(T(-1)), step = B(T(lanes));
+        B position = B::load_aligned(order);         // each lane's walk position
+        B reach = position - B(at.limit);            // the earliest position of a number that fills it
+        B last_position(T(-1) - at.gap), value(at.value);  // the last number before the vector
+        auto seen = none != none;
         const std::ptrdiff_t count = n / lanes * lanes;
         for (std::ptrdiff_t k = 0; k < count; k += lanes) {
             const std::ptrdiff_t first = Reverse ? n - k - lanes : k;
             const B v = B::load_unaligned(x + first);
             const auto number = !is_nan(v);
-            B last = xsimd::select(number, walked, B(T(-1)));
+            B last = xsimd::select(number, position, none);
             B filled = v;
             carry_last_numbers<A, Reverse>(last, filled);
+            // The vector's own last number, broadcast before the state joins: the chain is one blend.
+            const B own_position = Reverse ? Lanes<A>::broadcast_first(last) : Lanes<A>::broadcast_last(last);
+            const B own_value = Reverse ? Lanes<A>::broadcast_first(filled) : Lanes<A>::broadcast_last(filled);
             const auto found = last >= B(T(0));
-            const B distance = xsimd::select(found, walked - last, walked + one + gap);
+            last = xsimd::select(found, last, last_position);
             filled = xsimd::select(found, filled, value);
-            xsimd::select(number | (distance > limit), v, filled).store_unaligned(out + first);
-            value = Reverse ? Lanes<A>::broadcast_first(filled) : Lanes<A>::broadcast_last(filled);
-            gap = xsimd::min(Reverse ? Lanes<A>::broadcast_first(distance) : Lanes<A>::broadcast_last(distance),
-                             beyond);
+            xsimd::select(number | (last < reach), v, filled).store_unaligned(out + first);
+            const auto has_own = own_position >= B(T(0));
+            last_position = xsimd::select(has_own, own_position, last_position);
+            value = xsimd::select(has_own, own_value, value);
+            position = position + step;
+            reach = reach + step;
             seen = seen | number;
         }
         alignas(A::alignment()) T lane[lanes];
         value.store_aligned(lane);
         at.value = lane[0];
-        gap.store_aligned(lane);
-        at.gap = lane[0];
+        last_position.store_aligned(lane);
+        at.gap = std::min(T(count - 1) - lane[0], at.limit + T(1));
         at.seen = xsimd::any(seen);
         return count;
     } else {
