@@ -30,6 +30,9 @@ def _floating(dtype: np.dtype) -> np.dtype:
     raise TypeError(f"linear recurrences take floating, complex, integer and bool data, not dtype {dtype}")
 
 
+_REAL_FLOATING = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))  # (native order)
+
+
 def _result_dtype(operands: list[Any], dtype: Any) -> np.dtype:
     """The result type of the operands under the recurrence's rules (integers and bool as float64, Python numbers
     weak), or ``dtype`` (floating or complex) where given."""
@@ -39,6 +42,9 @@ def _result_dtype(operands: list[Any], dtype: Any) -> np.dtype:
             raise TypeError(f"dtype must be float16/32/64 or complex64/128, not {result}")
         native: np.dtype = result.newbyteorder("=")
         return native
+    first, second = operands
+    if type(first) is float and type(second) is np.ndarray and second.dtype in _REAL_FLOATING:
+        return second.dtype  # (the common call, a Python float a: NumPy's answer without its cost)
     promoted: np.dtype = np.result_type(*(x if _is_weak(x) else _floating(np.asarray(x).dtype) for x in operands))
     return promoted
 
@@ -155,7 +161,7 @@ def linear_recurrence(a: Any, b: Any, axis: Optional[int] = -1, *, direction: Un
     reverse = is_decreasing(direction)
     if values.ndim == 0:
         values = values.reshape(1)
-    scalar_a = np.ndim(a_given) == 0
+    scalar_a = _is_weak(a_given) or np.ndim(a_given) == 0
     if axis is None:  # the C-order flattened b (a view where NumPy's reshape makes one), a and reset with it
         given_shape = values.shape
         if not scalar_a:
@@ -171,7 +177,8 @@ def linear_recurrence(a: Any, b: Any, axis: Optional[int] = -1, *, direction: Un
     line_shape = shape[:along] + shape[along + 1:]
     if not scalar_a:
         _broadcast(a_given, shape, "a", "b's shape")
-    _broadcast(initial_given, line_shape, "initial", "the line shape")
+    if initial is not None:
+        _broadcast(initial_given, line_shape, "initial", "the line shape")
     if axis is not None:
         flags = reset_flags(reset, shape, along)
     if out is not None:
