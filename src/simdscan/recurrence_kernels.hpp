@@ -335,7 +335,10 @@ void recur_rows(const RecurrenceRows<T>& given, bool exclusive, bool streams) {
             using B = xsimd::batch<T, A>;
             constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
             const auto exclusive_lanes = B(T(exclusive ? 1 : 0)) == B(T(1));
-            for (pairs_end = head; pairs_end + 2 * lanes <= whole; pairs_end += 2 * lanes) {
+            for (pairs_end = head; pairs_end + 4 * lanes <= whole; pairs_end += 4 * lanes) {
+                recur_band<A, B, 4>(rows, pairs_end, r0, r1, exclusive_lanes, streamed);
+            }
+            for (; pairs_end + 2 * lanes <= whole; pairs_end += 2 * lanes) {
                 recur_band<A, B, 2>(rows, pairs_end, r0, r1, exclusive_lanes, streamed);
             }
         }
