@@ -109,7 +109,7 @@ def ffill(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str
         if out is not a:
             np.copyto(out, flat)
         return out
-    if limit is None or limit >= flat.shape[along]:  # (no NaN is farther than that from its number)
+    if limit is None:
         result: np.ndarray = _core.scan("ffill", x, axis, direction, False, None, out, False, False, flags, groups)
         return result
     if groups is None:
