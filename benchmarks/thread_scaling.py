@@ -3,9 +3,9 @@
     python benchmarks/thread_scaling.py [--mb 400] [--threads 1,2,4,8,16]
 
 For each thread count t: simdscan.cumsum of a 1-D float32 array (and a 4096-column 2-D one along axis 0, and a
-1-D float64 one of the same bytes in 1000 segments, reset=), and simdscan.linear_recurrence of a 1-D float64 one with
-a = 0.99, with set_num_threads(t), against a t-thread copy of the same array (NumPy copies of t contiguous slices from a
-thread pool; np.copyto releases the GIL). Both write into preallocated outputs, so allocation is not timed.
+1-D float64 one of the same bytes in 1000 segments, reset=), simdscan.linear_recurrence of a 1-D float64 one with
+a = 0.99 and simdscan.ewm_mean of it (alpha 0.01, both adjust modes), with set_num_threads(t), against a t-thread
+copy of the same array (NumPy copies of t contiguous slices from a thread pool; np.copyto releases the GIL). Both write into preallocated outputs, so allocation is not timed.
 """
 
 from __future__ import annotations
@@ -70,6 +70,9 @@ def main() -> None:
         workloads[name] = (x, cumsum(x, axis, segments))
     workloads["1-D f64 linear_recurrence a=0.99"] = (
         recurrence, lambda out: simdscan.linear_recurrence(0.99, recurrence, out=out))
+    for adjust in (True, False):
+        workloads[f"1-D f64 ewm_mean adjust={adjust}"] = (
+            recurrence, lambda out, adjust=adjust: simdscan.ewm_mean(recurrence, alpha=0.01, adjust=adjust, out=out))
     print(f"simdscan {simdscan.__version__}, isa {simdscan.isa()}, {cores} cores, {args.mb} MB float32")
     print(f"{'workload':32s} {'threads':>7s} {'copy ms':>9s} {'scan ms':>9s} {'scan/copy':>9s} {'GB/s scan':>9s}")
     with ThreadPoolExecutor(max(thread_counts)) as pool:

@@ -393,6 +393,56 @@ def test_thread_count_does_not_change_a_bit(shape, axis, dtype):
             assert_same_bits(simdscan.ewm_mean(x, axis, **params), single, f"{params}: {threads} threads vs 1")
 
 
+CHUNK = 1 << 15  # the core's chunk of a line (recurrence.cpp): a long line's state handed on at these places
+
+
+def chunked_line(rng, pattern, dtype):
+    """A line of five chunks and a bit, its NaNs placed against the chunks' edges: a chunk that starts with a run, one
+    wholly missing, a run long enough to age the weights past few_weights across an edge, and 30% scattered."""
+    x = positive(rng, 5 * CHUNK + 123, dtype)
+    if pattern == "scattered":
+        x[rng.random(x.size) < 0.3] = NAN
+    else:
+        x[:CHUNK + 17] = NAN  # no value in the first chunk
+        x[2 * CHUNK:3 * CHUNK] = NAN  # a chunk wholly missing, and the next starting after it
+        x[4 * CHUNK - 1500:4 * CHUNK + 700] = NAN  # alpha 0.5: weights of 0.5**2200 at the edge
+    return x
+
+
+@pytest.mark.threads
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("pattern", ["scattered", "edges"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("adjust, ignore_na", MODES, ids=MODE_IDS)
+def test_a_line_of_many_chunks_on_any_thread_count(adjust, ignore_na, dtype, pattern):
+    """One line of several chunks, walked on 1 to 4 threads (one thread each chunk in turn; more: the chunks'
+    compositions first, then their outputs): the same bits, within the tolerance of pandas, each missing value's
+    output the one before it bit for bit across the chunks' edges, in place and strided alike."""
+    rng = np.random.default_rng(seed_of("ewm chunks", adjust, ignore_na, dtype, pattern))
+    x = chunked_line(rng, pattern, dtype)
+    # (float32's adjust=False drifts past 1e-5 from pandas with alpha below 1e-2 on any line: docs/accuracy.md.)
+    for alpha in (0.5, 0.01) if dtype == "float32" else (0.5, 0.01, 1e-4):
+        params = {"alpha": alpha, "adjust": adjust, "ignore_na": ignore_na}
+        got = {}
+        for threads in (1, 2, 3, 4):
+            simdscan.set_num_threads(threads)
+            got[threads] = simdscan.ewm_mean(x, **params)
+            if threads > 1:
+                assert_same_bits(got[threads], got[1], f"{params}: {threads} threads against 1")
+        check_ewm(got[1], x, where=pattern, **params)
+        missing = np.isnan(x[1:]) & ~np.isnan(got[1][:-1])
+        assert_same_bits(got[1][1:][missing], got[1][:-1][missing], f"{params}: a missing value's output")
+        simdscan.set_num_threads(3)
+        wide = np.full(2 * x.size, 7.0, dtype)
+        wide[::2] = x
+        out = np.zeros(3 * x.size, dtype)[::3]
+        simdscan.ewm_mean(wide[::2], out=out, **params)
+        assert_same_bits(out, got[1], f"{params}: strided in and out")
+        in_place = x.copy()
+        simdscan.ewm_mean(in_place, out=in_place, **params)
+        assert_same_bits(in_place, got[1], f"{params}: in place")
+
+
 # --------------------------------------------------------------------------
 # errors: the input and out untouched
 # --------------------------------------------------------------------------

@@ -375,6 +375,17 @@ struct WeightedMeanState {
     T mean = std::numeric_limits<T>::quiet_NaN();
 };
 
+// What a chunk of a weighted mean's line does to any state before it, from its own elements alone (the same bits
+// whether its walk writes or not, from whatever state): the product of its ages and the two sums from 0 (composed a
+// vector at a time), and its first value's place (count where none).
+template <class T>
+struct WeightedMeanChunk {
+    T ages = T(1);
+    T totals = T(0);
+    T weights = T(0);
+    std::ptrdiff_t first;
+};
+
 // Columns [from, to) of RecurrenceRows' rows [r0, r1), each on its own, element by element: the rows kernels' columns
 // left beside their vectors (the same arithmetic: a multiply, then an add). Compiled once with the core
 // (recurrence.cpp), for float, double and their complex types.
@@ -390,6 +401,19 @@ struct RecursiveMeanState {
     T mean = std::numeric_limits<T>::quiet_NaN();
     T kept = T(1);
     bool seen = false;
+};
+
+// What a chunk of an adjust=False mean's line does to any state before it (WeightedMeanChunk's counterpart): its first
+// value's place (count where none) and the value, the weight kept before it (`lead`: decay for each missing value
+// not ignored), the steps after it composed, mean = a * mean + b, and the weight kept after its last value.
+template <class T>
+struct RecursiveMeanChunk {
+    std::ptrdiff_t first;
+    T first_value = T(0);
+    T lead = T(1);
+    T a = T(1);
+    T b = T(0);
+    T kept = T(1);
 };
 
 // The rows of exponentially weighted means along an outer axis (RecurrenceKernels::weighted_mean_rows and
@@ -442,6 +466,15 @@ template <class T>
 void recursive_mean_elements(const T* x, T* out, std::ptrdiff_t from, std::ptrdiff_t count, T decay, T alpha,
                              bool ignore_na, RecursiveMeanState<T>& at);
 
+// A chunk's own composition (WeightedMeanChunk, RecursiveMeanChunk) carried element by element over x[from, from +
+// count): the kernels' steps where a vector is not composed. Compiled with the core (recurrence.cpp).
+template <class T>
+void weighted_mean_chunk_elements(const T* x, std::ptrdiff_t from, std::ptrdiff_t count, T decay, bool ignore_na,
+                                  WeightedMeanChunk<T>& chunk);
+template <class T>
+void recursive_mean_chunk_elements(const T* x, std::ptrdiff_t from, std::ptrdiff_t count, T decay, T alpha,
+                                   bool ignore_na, RecursiveMeanChunk<T>& chunk);
+
 // A forward fill's state as its kernels keep it (RecurrenceKernels::limited_fill): the last number walked, and the
 // elements walked since it, counted in T and held at limit + 1 (before the first number too): an element further
 // than `limit` from its number keeps its own bits. limit < 2^22 and a call's n < 2^22, so that the counts stay exact in
@@ -483,17 +516,18 @@ struct RecurrenceKernels {
     // the call writes). Where modes.writes, from `state`: into out the state after each element, or before it where
     // modes.exclusive, and the last state into the pair's `walked`.
     using span_fn = RecurrencePair<T> (*)(const RecurrenceSpan<T>& span, T state, RecurrenceModes modes);
-    // pandas' exponentially weighted mean (adjust=True) of a line of n contiguous elements, in memory order: each
-    // output the mean of the values so far, each weighted by decay to the power of its age; NaN is no value (NaN
-    // until the first), and ages the others unless ignore_na. out may be x. Real types only. `streams`: as
-    // RecurrenceModes'.
-    using weighted_mean_fn = void (*)(const T* x, T* out, std::ptrdiff_t n, T decay, bool ignore_na, bool streams);
+    // pandas' exponentially weighted mean (adjust=True) of a chunk of n contiguous elements, in memory order, from
+    // and into `at`: each output the mean of the values so far, each weighted by decay to the power of its age; NaN
+    // is no value (NaN until the first), and ages the others unless ignore_na. out may be x; null: no outputs, `at`
+    // untouched. Returns the chunk's own composition. Real types only. `streams`: as RecurrenceModes'.
+    using weighted_mean_fn = WeightedMeanChunk<T> (*)(const T* x, T* out, std::ptrdiff_t n, T decay, bool ignore_na,
+                                                      bool streams, WeightedMeanState<T>& at);
     // The same along WeightedMeanRows' columns, a row after another: each column's bits those of weighted_mean_elements
     // walking it (the two sums a multiply and an add each, never fused).
     using weighted_mean_rows_fn = void (*)(const WeightedMeanRows<T>& rows, T decay, bool ignore_na, bool streams);
     // pandas' adjust=False mean (recursive_mean_elements), the same way: a line in memory order, and the rows.
-    using recursive_mean_fn = void (*)(const T* x, T* out, std::ptrdiff_t n, T decay, T alpha, bool ignore_na,
-                                       bool streams);
+    using recursive_mean_fn = RecursiveMeanChunk<T> (*)(const T* x, T* out, std::ptrdiff_t n, T decay, T alpha,
+                                                        bool ignore_na, bool streams, RecursiveMeanState<T>& at);
     using recursive_mean_rows_fn = void (*)(const WeightedMeanRows<T>& rows, T decay, T alpha, bool ignore_na,
                                             bool streams);
     // The recurrences of RecurrenceRows' columns, a row after another: states = a * states + b, a multiply and an

@@ -1,9 +1,9 @@
-// The recurrences' runner: linear_recurrence and weighted_mean (scan.hpp's operators), from their plans. A linear
-// recurrence's line is cut into chunks at
-// fixed places, each chunk's outputs computed from the state before it, and that state from the chunks before by
-// their composed pairs (by the chunk's own walk where its product of a's overflowed): on one thread the chunks in
-// turn, each with its pair; on several the pairs first, in parallel, then the outputs. The same arithmetic either
-// way, so no bit depends on the thread count.
+// The recurrences' runner: linear_recurrence and weighted_mean (scan.hpp's operators), from their plans. A line is
+// cut into chunks at fixed places, each chunk's outputs computed from the state before it, and that state from the
+// chunks before by their compositions (a recurrence's pairs, by the chunk's own walk where its product of a's
+// overflowed; a weighted mean's sums from 0): on one thread the chunks in turn, each with its composition; on several
+// the compositions first, in parallel, then the outputs. The same arithmetic either way, so no bit depends on the
+// thread count.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -14,6 +14,7 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -143,6 +144,55 @@ template void recursive_mean_elements(const float*, float*, std::ptrdiff_t, std:
                                       RecursiveMeanState<float>&);
 template void recursive_mean_elements(const double*, double*, std::ptrdiff_t, std::ptrdiff_t, double, double, bool,
                                       RecursiveMeanState<double>&);
+
+template <class T>
+void weighted_mean_chunk_elements(const T* x, std::ptrdiff_t from, std::ptrdiff_t count, T decay, bool ignore_na,
+                                  WeightedMeanChunk<T>& chunk) {
+    for (std::ptrdiff_t i = from; i < from + count; ++i) {
+        const bool seen = x[i] - x[i] == T(0);
+        const T age = seen || !ignore_na ? decay : T(1);
+        chunk.ages = chunk.ages * age;
+        chunk.totals = age * chunk.totals + (seen ? x[i] : T(0));
+        chunk.weights = age * chunk.weights + (seen ? T(1) : T(0));
+        chunk.first = seen && i < chunk.first ? i : chunk.first;
+    }
+}
+template void weighted_mean_chunk_elements(const float*, std::ptrdiff_t, std::ptrdiff_t, float, bool,
+                                           WeightedMeanChunk<float>&);
+template void weighted_mean_chunk_elements(const double*, std::ptrdiff_t, std::ptrdiff_t, double, bool,
+                                           WeightedMeanChunk<double>&);
+
+template <class T>
+void recursive_mean_chunk_elements(const T* x, std::ptrdiff_t from, std::ptrdiff_t count, T decay, T alpha,
+                                   bool ignore_na, RecursiveMeanChunk<T>& chunk) {
+    for (std::ptrdiff_t i = from; i < from + count; ++i) {
+        const T value = x[i];
+        const bool seen = value - value == T(0);
+        if (i < chunk.first) {  // (first: the chunk's length until its first value)
+            if (seen) {
+                chunk.first = i, chunk.first_value = value;
+            } else if (!ignore_na) {
+                chunk.lead = chunk.lead * decay;
+            }
+            continue;
+        }
+        if (seen || !ignore_na) {
+            chunk.kept = chunk.kept * decay;
+        }
+        if (seen) {
+            // The step of recursive_mean_elements, on the pair: mean = kept / total * mean + alpha / total * value.
+            const T total = chunk.kept + alpha;
+            const T keeps = chunk.kept / total;
+            chunk.a = keeps * chunk.a;
+            chunk.b = keeps * chunk.b + alpha / total * value;
+            chunk.kept = T(1);
+        }
+    }
+}
+template void recursive_mean_chunk_elements(const float*, std::ptrdiff_t, std::ptrdiff_t, float, float, bool,
+                                            RecursiveMeanChunk<float>&);
+template void recursive_mean_chunk_elements(const double*, std::ptrdiff_t, std::ptrdiff_t, double, double, bool,
+                                            RecursiveMeanChunk<double>&);
 
 template <class T>
 void mean_columns(const WeightedMeanRows<T>& rows, const MeanSteps<T>& steps, std::ptrdiff_t from, std::ptrdiff_t to,
@@ -492,36 +542,141 @@ void recur_lines(const RecurrenceJob& desc) {
     detail::order_streamed_stores();  // what this thread streamed (the pool's threads order their own)
 }
 
-// The lines of a weighted mean's job: where contiguous, on the arrays; else each whole line gathered into a buffer of
-// the thread's, averaged there in place and scattered back (the bits of a contiguous line).
-template <class T>
-void weighted_mean_lines(const RecurrenceJob& desc, std::size_t threads, bool streams) {
-    const auto& kernels = detail::active_kernels().recurrence.get<T>();
-    const T decay = T(1.0 - desc.weighting.alpha), alpha = T(desc.weighting.alpha);
-    const bool ignore_na = desc.weighting.ignore_na;
-    const std::ptrdiff_t size = sizeof(T);
-    const bool staged = desc.n > 1 && (desc.b_strides.step != size || desc.out_strides.step != size);
-    detail::parallel_ranges(desc.lines * desc.columns, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-        std::vector<T> buffer(staged ? static_cast<std::size_t>(desc.n) : 0);
-        for (std::ptrdiff_t k = begin; k < end; ++k) {
-            const std::ptrdiff_t l = k / desc.columns, c = k % desc.columns;
-            const T* line = element_at(static_cast<const T*>(desc.b), desc.b_strides, l, c, 0);
-            T* means = element_at(static_cast<T*>(desc.out), desc.out_strides, l, c, 0);
-            if (staged) {
-                gather(line, desc.b_strides.step, buffer.data(), desc.n);
-            }
-            const T* from = staged ? buffer.data() : line;
-            T* to = staged ? buffer.data() : means;
-            if (desc.weighting.adjust) {
-                kernels.weighted_mean(from, to, desc.n, decay, ignore_na, streams && !staged);
-            } else {
-                kernels.recursive_mean(from, to, desc.n, decay, alpha, ignore_na, streams && !staged);
-            }
-            if (staged) {
-                scatter(buffer.data(), means, desc.out_strides.step, desc.n);
-            }
+// A weighted mean's line in chunks at fixed places (Line's counterpart): chunk k walked from the state before it,
+// which is the chunks' before it composed (MeanLine::after), so that no bit depends on the thread count; staged where
+// the line is not contiguous.
+template <class T, bool Adjust>
+class MeanLine {
+public:
+    using State = std::conditional_t<Adjust, detail::WeightedMeanState<T>, detail::RecursiveMeanState<T>>;
+    using Chunk = std::conditional_t<Adjust, detail::WeightedMeanChunk<T>, detail::RecursiveMeanChunk<T>>;
+
+    MeanLine(const RecurrenceJob& desc, std::ptrdiff_t k, bool streams)
+        : desc_(desc), l_(k / desc.columns), c_(k % desc.columns), decay_(T(1.0 - desc.weighting.alpha)),
+          alpha_(T(desc.weighting.alpha)), kernels_(detail::active_kernels().recurrence.get<T>()), streams_(streams) {}
+
+    std::ptrdiff_t chunks() const { return (desc_.n + chunk - 1) / chunk; }
+
+    // Chunk k's own composition; where `at` is given, its outputs too, walked from *at (then the state after it).
+    Chunk run(std::ptrdiff_t k, State* at) const {
+        const std::ptrdiff_t first = k * chunk, count = std::min(chunk, desc_.n - first);
+        const T* x = element_at(static_cast<const T*>(desc_.b), desc_.b_strides, l_, c_, first);
+        T* out = element_at(static_cast<T*>(desc_.out), desc_.out_strides, l_, c_, first);
+        const std::ptrdiff_t size = sizeof(T);
+        const bool staged_x = desc_.b_strides.step != size && count > 1;
+        const bool staged_out = at != nullptr && desc_.out_strides.step != size && count > 1;
+        const auto buffers = staged_x || staged_out ? ChunkBuffers<T>::of_this_thread() : ChunkBuffers<T>{};
+        if (staged_x) {
+            gather(x, desc_.b_strides.step, buffers.values, count);
+            x = buffers.values;
         }
-    });
+        T* to = at == nullptr ? nullptr : staged_out ? buffers.values : out;  // (over the staged x, as in place)
+        State unused;
+        State& state = at == nullptr ? unused : *at;
+        const bool ignore_na = desc_.weighting.ignore_na, streams = streams_ && !staged_out;
+        Chunk own;
+        if constexpr (Adjust) {
+            own = kernels_.weighted_mean(x, to, count, decay_, ignore_na, streams, state);
+        } else {
+            own = kernels_.recursive_mean(x, to, count, decay_, alpha_, ignore_na, streams, state);
+        }
+        if (staged_out) {
+            scatter(buffers.values, out, desc_.out_strides.step, count);
+        }
+        return own;
+    }
+
+    // The state after chunk k (of composition `own`), from the state before it.
+    State after(std::ptrdiff_t k, const Chunk& own, const State& at) const {
+        const bool any = own.first < std::min(chunk, desc_.n - k * chunk);
+        State next = at;
+        if constexpr (Adjust) {
+            // (Where the weights are few, the sums are the mean's: as weighted_mean_elements leaves that mode.)
+            const T totals = !at.few ? at.totals : at.weights == T(0) ? T(0) : at.mean * at.weights;
+            next.totals = own.ages * totals + own.totals;
+            next.weights = own.ages * at.weights + own.weights;
+            next.few = !(next.weights >= State::few_weights);
+            next.mean = any ? next.totals / next.weights : at.mean;
+        } else if (!any) {
+            next.kept = at.kept * own.lead;
+        } else {
+            T mean = own.first_value;
+            if (at.seen) {  // the first value's step, as recursive_mean_elements takes it
+                const T kept = at.kept * own.lead * decay_, total = kept + alpha_;
+                mean = kept / total * at.mean + alpha_ / total * own.first_value;
+            }
+            next = State{own.a * mean + own.b, own.kept, true};
+        }
+        return next;
+    }
+
+    // Chunk k's missing values before its first (`first` of them): the output before the chunk, as a walk in one
+    // piece carries it (the state's mean is the chunks' composition, rounded apart).
+    void repeat_last_output(std::ptrdiff_t k, std::ptrdiff_t first) const {
+        if (k == 0) {
+            return;
+        }
+        const T last = *element_at(static_cast<const T*>(desc_.out), desc_.out_strides, l_, c_, k * chunk - 1);
+        for (std::ptrdiff_t i = k * chunk; i < k * chunk + first; ++i) {
+            *element_at(static_cast<T*>(desc_.out), desc_.out_strides, l_, c_, i) = last;
+        }
+    }
+
+private:
+    const RecurrenceJob& desc_;
+    std::ptrdiff_t l_;
+    std::ptrdiff_t c_;
+    T decay_;
+    T alpha_;
+    const detail::RecurrenceKernels<T>& kernels_;
+    bool streams_;
+};
+
+// The lines of a weighted mean's job, chunk after chunk; few long lines on several threads: all of them on each line's
+// chunks, their compositions, then their outputs (as recur_chunks_in_parallel).
+template <class T, bool Adjust>
+void weighted_mean_lines(const RecurrenceJob& desc, std::size_t threads, bool streams) {
+    using Walk = MeanLine<T, Adjust>;
+    using State = typename Walk::State;
+    const std::ptrdiff_t lines = desc.lines * desc.columns;
+    // The chunks' two passes read the input twice: on two threads that costs more than the second thread saves.
+    if (std::ptrdiff_t(threads) <= lines || desc.n <= chunk || threads <= 2) {
+        detail::parallel_ranges(lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+            for (std::ptrdiff_t l = begin; l < end; ++l) {
+                const Walk line(desc, l, streams);
+                State at;
+                for (std::ptrdiff_t k = 0; k < line.chunks(); ++k) {
+                    State walked = at;
+                    const auto own = line.run(k, &walked);
+                    line.repeat_last_output(k, own.first);
+                    at = line.after(k, own, at);
+                }
+            }
+        });
+        return;
+    }
+    for (std::ptrdiff_t l = 0; l < lines; ++l) {
+        const Walk line(desc, l, streams);
+        const std::ptrdiff_t count = line.chunks();
+        std::vector<typename Walk::Chunk> own(static_cast<std::size_t>(count));
+        detail::parallel_ranges(count - 1, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+            for (std::ptrdiff_t k = begin; k < end; ++k) {
+                own[std::size_t(k)] = line.run(k, nullptr);
+            }
+        });
+        std::vector<State> states(static_cast<std::size_t>(count));
+        for (std::ptrdiff_t k = 1; k < count; ++k) {
+            states[std::size_t(k)] = line.after(k - 1, own[std::size_t(k - 1)], states[std::size_t(k - 1)]);
+        }
+        detail::parallel_ranges(count, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+            for (std::ptrdiff_t k = begin; k < end; ++k) {
+                own[std::size_t(k)] = line.run(k, &states[std::size_t(k)]);
+            }
+        });
+        for (std::ptrdiff_t k = 1; k < count; ++k) {
+            line.repeat_last_output(k, own[std::size_t(k)].first);
+        }
+    }
 }
 
 // The rows path of a weighted mean (as recur_rows'): each tile's columns walked a row after another.
@@ -565,8 +720,10 @@ void weighted_means(const RecurrenceJob& desc) {
     const bool streams = streams_outputs<T>(desc.out, {desc.b}, elements, elements * std::ptrdiff_t(sizeof(T)));
     if (desc.columns > 1) {
         weighted_mean_rows<T>(desc, threads, streams);
+    } else if (desc.weighting.adjust) {
+        weighted_mean_lines<T, true>(desc, threads, streams);
     } else {
-        weighted_mean_lines<T>(desc, threads, streams);
+        weighted_mean_lines<T, false>(desc, threads, streams);
     }
     detail::order_streamed_stores();  // what this thread streamed (the pool's threads order their own)
 }

@@ -350,36 +350,30 @@ void recur_rows(const RecurrenceRows<T>& given, bool exclusive, bool streams) {
 
 // RecurrenceKernels::weighted_mean: the weighted sums of the values and of their weights as two recurrences of one
 // a (decay, or 1 at a NaN where ignore_na), composed in registers a vector at a time, and their quotient; where the
-// weights are few (WeightedMeanState), element by element.
+// weights are few (WeightedMeanState), element by element. The chunk's own sums from 0 ride beside, lane by lane
+// (the last lane's chain is the composition), whether or not it writes.
 template <class A, class T>
-SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T decay, bool ignore_na, bool streams) {
-    WeightedMeanState<T> at;
+SIMDSCAN_FLATTEN WeightedMeanChunk<T> weighted_mean(const T* x, T* out, std::ptrdiff_t n, T decay, bool ignore_na,
+                                                    bool streams, WeightedMeanState<T>& at) {
+    WeightedMeanChunk<T> chunk{T(1), T(0), T(0), n};
+    const bool writes = out != nullptr;
     std::ptrdiff_t done = 0;
     if constexpr (is_vectorized<A, T>()) {
         using B = xsimd::batch<T, A>;
         using L = Lanes<A>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
         const PowersOf<A, T, false> powers(decay);
-        const B zero(T(0)), one(T(1));
         // A decay so small that a vector's weights could leave the normal range from few_weights (alpha near 1):
         // element by element throughout.
         const bool whole_vectors = powers.reach * at.few_weights >= std::numeric_limits<T>::min();
         streams = streams && Lanes<A>::streams;
         auto streamed = span_outputs<A, T, false, Lanes<A>::streams>(out);
+        const B zero(T(0)), one(T(1));
         // The sums and the last mean in every lane, kept in registers (recursive_mean's `running`).
         B totals(at.totals), weights(at.weights), last_mean(at.mean);
+        B chunk_ages(chunk.ages), chunk_totals(chunk.totals), chunk_weights(chunk.weights);
         const B few_weights(at.few_weights), no_value(std::numeric_limits<T>::quiet_NaN());
         for (; whole_vectors && done + lanes <= n; done += lanes) {
-            if (at.few) {
-                // Its elements stored as they come: the streamed vectors start again after them.
-                finish_vectors(streamed, 0);
-                streamed = span_outputs<A, T, false, Lanes<A>::streams>(out);
-                weighted_mean_elements(x, out, done, lanes, decay, ignore_na, at);
-                totals = B(at.totals);
-                weights = B(at.weights);
-                last_mean = B(at.mean);
-                continue;
-            }
             prefetch_ahead<false>(x + done);
             const B values = B::load_unaligned(x + done);
             const auto seen = (values - values) == zero;  // numbers: NaN and +-inf are missing
@@ -394,6 +388,27 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
             } else {
                 compose_lanes<A, false>(ages, value_sums, powers.steps);
                 compose_lanes<A, false>(ages, weight_sums, powers.steps);
+            }
+            chunk_ages = chunk_ages * ages;
+            chunk_totals = L::multiply_add(ages, chunk_totals, value_sums);
+            chunk_weights = L::multiply_add(ages, chunk_weights, weight_sums);
+            if (chunk.first == n && xsimd::any(seen)) {
+                for (std::ptrdiff_t j = 0; chunk.first == n; ++j) {
+                    chunk.first = x[done + j] - x[done + j] == T(0) ? done + j : n;
+                }
+            }
+            if (!writes) {
+                continue;
+            }
+            if (at.few) {
+                // Its elements stored as they come: the streamed vectors start again after them.
+                finish_vectors(streamed, 0);
+                streamed = span_outputs<A, T, false, Lanes<A>::streams>(out);
+                weighted_mean_elements(x, out, done, lanes, decay, ignore_na, at);
+                totals = B(at.totals);
+                weights = B(at.weights);
+                last_mean = B(at.mean);
+                continue;
             }
             const B next_sum = L::multiply_add(ages, totals, value_sums);
             const B next_weight = L::multiply_add(ages, weights, weight_sums);
@@ -421,14 +436,22 @@ SIMDSCAN_FLATTEN void weighted_mean(const T* x, T* out, std::ptrdiff_t n, T deca
                 at.mean = first_lane(last_mean);
             }
         }
-        if (!at.few) {
+        chunk.ages = last_lane(chunk_ages);
+        chunk.totals = last_lane(chunk_totals);
+        chunk.weights = last_lane(chunk_weights);
+        if (writes && !at.few) {
             at.totals = first_lane(totals);
             at.weights = first_lane(weights);
             at.mean = first_lane(last_mean);
         }
         finish_vectors(streamed, 0);
     }
-    weighted_mean_elements(x, out, done, n - done, decay, ignore_na, at);
+    // The rest: the chunk's composition first (out may be x).
+    weighted_mean_chunk_elements(x, done, n - done, decay, ignore_na, chunk);
+    if (writes) {
+        weighted_mean_elements(x, out, done, n - done, decay, ignore_na, at);
+    }
+    return chunk;
 }
 
 // The walk of WeightedMeanRows (as recur_rows'): bands of rows, each walked a vector of columns at a time by
@@ -514,11 +537,13 @@ void weighted_mean_rows(const WeightedMeanRows<T>& given, T decay, bool ignore_n
 
 // RecurrenceKernels::recursive_mean: where a vector's values are all numbers after the line's first, the mean's steps
 // are one recurrence of constant pairs (kept: decay), composed in registers as a scalar a's; elsewhere element by
-// element.
+// element. The chunk's own steps after its first value ride beside (the same rule from the chunk's first value),
+// lane by lane, whether or not it writes.
 template <class A, class T>
-SIMDSCAN_FLATTEN void recursive_mean(const T* x, T* out, std::ptrdiff_t n, T decay, T alpha, bool ignore_na,
-                                     bool streams) {
-    RecursiveMeanState<T> at;
+SIMDSCAN_FLATTEN RecursiveMeanChunk<T> recursive_mean(const T* x, T* out, std::ptrdiff_t n, T decay, T alpha,
+                                                      bool ignore_na, bool streams, RecursiveMeanState<T>& at) {
+    RecursiveMeanChunk<T> chunk{n};
+    const bool writes = out != nullptr;
     std::ptrdiff_t done = 0;
     if constexpr (is_vectorized<A, T>()) {
         using B = xsimd::batch<T, A>;
@@ -535,11 +560,30 @@ SIMDSCAN_FLATTEN void recursive_mean(const T* x, T* out, std::ptrdiff_t n, T dec
         auto streamed = span_outputs<A, T, false, Lanes<A>::streams>(out);
         // The mean in every lane, kept in a register: the chain from one vector to the next is a multiply-add and a
         // lane broadcast, no round trip through a scalar.
-        B running(at.mean);
+        B running(at.mean), chunk_a(chunk.a), chunk_b(chunk.b);
         for (; whole_vectors && done + lanes <= n; done += lanes) {
             prefetch_ahead<false>(x + done);
             const B values = B::load_unaligned(x + done);
-            if (!at.seen || at.kept != T(1) || !xsimd::all((values - values) == zero)) {
+            const bool numbers = xsimd::all((values - values) == zero);
+            B terms = gains * values;
+            const bool composes = numbers && chunk.first < done && chunk.kept == T(1);
+            const bool walks = writes && numbers && at.seen && at.kept == T(1);
+            if (composes || walks) {
+                B unused = zero;
+                compose_lanes<A, false>(unused, terms, powers.steps);
+            }
+            if (composes) {
+                chunk_a = powers.walked * chunk_a;
+                chunk_b = L::multiply_add(powers.walked, chunk_b, terms);
+            } else {
+                chunk.a = last_lane(chunk_a), chunk.b = last_lane(chunk_b);
+                recursive_mean_chunk_elements(x, done, lanes, decay, alpha, ignore_na, chunk);
+                chunk_a = B(chunk.a), chunk_b = B(chunk.b);
+            }
+            if (!writes) {
+                continue;
+            }
+            if (!walks) {
                 // Its elements stored as they come: the streamed vectors start again after them.
                 finish_vectors(streamed, 0);
                 streamed = span_outputs<A, T, false, Lanes<A>::streams>(out);
@@ -548,9 +592,6 @@ SIMDSCAN_FLATTEN void recursive_mean(const T* x, T* out, std::ptrdiff_t n, T dec
                 running = B(at.mean);
                 continue;
             }
-            B terms = gains * values;
-            B unused = zero;
-            compose_lanes<A, false>(unused, terms, powers.steps);
             const B means = L::multiply_add(powers.walked, running, terms);
             if (streams) {
                 streamed.vector(done, means);
@@ -559,10 +600,18 @@ SIMDSCAN_FLATTEN void recursive_mean(const T* x, T* out, std::ptrdiff_t n, T dec
             }
             running = L::broadcast_last(means);
         }
-        at.mean = first_lane(running);
+        chunk.a = last_lane(chunk_a), chunk.b = last_lane(chunk_b);
+        if (writes) {
+            at.mean = first_lane(running);
+        }
         finish_vectors(streamed, 0);
     }
-    recursive_mean_elements(x, out, done, n - done, decay, alpha, ignore_na, at);
+    // The rest: the chunk's steps first (out may be x).
+    recursive_mean_chunk_elements(x, done, n - done, decay, alpha, ignore_na, chunk);
+    if (writes) {
+        recursive_mean_elements(x, out, done, n - done, decay, alpha, ignore_na, at);
+    }
+    return chunk;
 }
 
 // RecurrenceKernels::recursive_mean_rows: each block's means and kept weights in registers once every column of it

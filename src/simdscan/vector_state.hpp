@@ -154,7 +154,7 @@ Compensated<B> choose(const M& mask, const Compensated<B>& a, const Compensated<
     return {choose(mask, a.sum, b.sum), choose(mask, a.error, b.error)};
 }
 
-// A scalar state in every lane, and lane 0 of a vector state.
+// A scalar state in every lane, and lane 0 (or the last) of a vector state.
 template <class B>
 B splat(const typename B::value_type& x) { return B(x); }
 template <class B>
@@ -169,6 +169,12 @@ T first_lane(const xsimd::batch<T, A>& x) {
 template <class B>
 Compensated<typename B::value_type> first_lane(const Compensated<B>& x) {
     return {first_lane(x.sum), first_lane(x.error)};
+}
+template <class T, class A>
+T last_lane(const xsimd::batch<T, A>& x) {
+    alignas(A::alignment()) T lanes[xsimd::batch<T, A>::size];
+    x.store_aligned(lanes);
+    return lanes[xsimd::batch<T, A>::size - 1];
 }
 
 // A carry buffer's states, as StepwiseKernels::advance lays them out: w states, or for Compensated ones w sums then w
