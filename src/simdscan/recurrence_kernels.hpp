@@ -236,7 +236,14 @@ SIMDSCAN_ALWAYS_INLINE void restart_lanes(const std::uint8_t* flags, const B (&i
     using T = typename B::value_type;
     constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
     const B zero(T(0));
-    if constexpr (std::is_same<T, float>::value) {
+    if constexpr (K == 1) {
+        // One vector's flags, no more (a wider load could read past the row's last flag, and the array's).
+        alignas(B::arch_type::alignment()) T begins[lanes];
+        for (std::ptrdiff_t i = 0; i < lanes; ++i) {
+            begins[i] = T(flags[i]);
+        }
+        y[0] = xsimd::select(B::load_aligned(begins) != zero, initial[0], y[0]);
+    } else if constexpr (std::is_same<T, float>::value) {
         for (std::ptrdiff_t k = 0; k < K; ++k) {
             const B begins = Lanes<A>::to_float(Lanes<A>::load_bytes(flags + k * lanes));
             y[k] = xsimd::select(begins != zero, initial[k], y[k]);
@@ -321,30 +328,34 @@ RowVectors row_vectors(const T* out, std::ptrdiff_t out_step, std::ptrdiff_t w, 
     return at;
 }
 
-// RecurrenceKernels::rows: bands of rows, each walked two vectors of columns at a time (two chains hide the multiply
-// and add's latency), the columns before the first vector that out's rows align for streaming and after the last pair
-// one by one (recur_columns).
+// RecurrenceKernels::rows: bands of rows, each walked four or two vectors of columns at a time (chains that hide the
+// multiply and add's latency), then one; the columns before the first vector that out's rows align for streaming and
+// after the last vector one by one (recur_columns).
 template <class A, class T>
 void recur_rows(const RecurrenceRows<T>& given, bool exclusive, bool streams) {
     const RecurrenceRows<T> rows = given;  // (a copy: the stores may alias the caller's struct)
     const auto [head, whole, streamed] = row_vectors<A>(rows.out, rows.out_step, rows.w, streams);
-    std::ptrdiff_t pairs_end = 0;  // the columns that pairs of vectors walk end here
+    std::ptrdiff_t vectors_end = 0;  // the columns that vectors walk end here
     for (std::ptrdiff_t r0 = 0; r0 < rows.rows; r0 += recurrence_band_rows) {
         const std::ptrdiff_t r1 = std::min(rows.rows, r0 + recurrence_band_rows);
         if constexpr (is_vectorized<A, T>()) {
             using B = xsimd::batch<T, A>;
             constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
             const auto exclusive_lanes = B(T(exclusive ? 1 : 0)) == B(T(1));
-            for (pairs_end = head; pairs_end + 4 * lanes <= whole; pairs_end += 4 * lanes) {
-                recur_band<A, B, 4>(rows, pairs_end, r0, r1, exclusive_lanes, streamed);
+            for (vectors_end = head; vectors_end + 4 * lanes <= whole; vectors_end += 4 * lanes) {
+                recur_band<A, B, 4>(rows, vectors_end, r0, r1, exclusive_lanes, streamed);
             }
-            for (; pairs_end + 2 * lanes <= whole; pairs_end += 2 * lanes) {
-                recur_band<A, B, 2>(rows, pairs_end, r0, r1, exclusive_lanes, streamed);
+            for (; vectors_end + 2 * lanes <= whole; vectors_end += 2 * lanes) {
+                recur_band<A, B, 2>(rows, vectors_end, r0, r1, exclusive_lanes, streamed);
+            }
+            if (vectors_end + lanes <= whole) {
+                recur_band<A, B, 1>(rows, vectors_end, r0, r1, exclusive_lanes, streamed);
+                vectors_end += lanes;
             }
         }
         // The columns left (every one without vectors), each on its own: the same arithmetic, so the same bits.
         recur_columns(rows, 0, head, r0, r1, exclusive);
-        recur_columns(rows, pairs_end, rows.w, r0, r1, exclusive);
+        recur_columns(rows, vectors_end, rows.w, r0, r1, exclusive);
     }
 }
 
