@@ -199,22 +199,35 @@ def _merge(shape, strides):
 def walks_rows(b, axis, dtype):
     """The README's rule (determinism): linear_recurrence walks b's lines a row of columns at a time where b (as
     the computing dtype: converted, where it is of another, in the layout NumPy's astype gives) has more than one
-    element along ``axis`` and after it, those axes contiguous (whatever the axes before it)."""
+    element along ``axis`` and after it, those axes contiguous (whatever the axes before it); or else more than one
+    element in the axes that lie closer together in memory than ``axis``, those contiguous (taken widest first)."""
     x = np.asarray(b)
     x = x if x.dtype == compute_dtype(dtype) else x.astype(compute_dtype(dtype))
     axis = normalize_axis_index(axis, x.ndim)
-    after = _merge(x.shape[axis + 1:], x.strides[axis + 1:])
-    return x.shape[axis] > 1 and after is not None and after[0] > 1 and after[1] == x.itemsize
+    if x.shape[axis] <= 1:
+        return False
+    closer = sorted((d for d in range(x.ndim) if d != axis and abs(x.strides[d]) < abs(x.strides[axis])),
+                    key=lambda d: -abs(x.strides[d]))
+    for axes in (range(axis + 1, x.ndim), closer):
+        run = _merge([x.shape[d] for d in axes], [x.strides[d] for d in axes])
+        if run is not None and run[0] > 1 and run[1] == x.itemsize:
+            return True
+    return False
 
 
 def as_walked_by(values, b, axis, dtype):
-    """A C-contiguous copy of ``values`` that linear_recurrence walks as it walks ``b`` (``walks_rows``): its rows of
-    columns, or its lines laid out contiguous; None passes through."""
+    """A contiguous copy of ``values`` that linear_recurrence walks as it walks ``b`` (``walks_rows``): its rows of
+    columns (b's order of axes in memory, where of b's shape), or its lines laid out contiguous; None passes
+    through."""
     if values is None or np.ndim(values) == 0:
         return values
     values = np.asarray(values)
     values = np.array(values, values.dtype.newbyteorder("="))
     if walks_rows(b, axis, dtype) or values.ndim == 1:
+        if values.ndim > 1 and values.shape == np.shape(b):
+            laid = np.empty_like(np.asarray(b), dtype=values.dtype)
+            laid[...] = values
+            return laid
         return values
     return np.moveaxis(np.ascontiguousarray(np.moveaxis(values, axis, -1)), -1, axis)
 

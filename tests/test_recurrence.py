@@ -824,9 +824,8 @@ def test_layouts(layout, dtype):
                 reset = r if (k + v) % 2 else None
                 where = f"{layout} {dtype} {shape} axis={axis} {variant_name(decreasing, exclusive)}"
                 got = lr(a, b, axis, decreasing, exclusive, initial=initial, reset=reset)
-                # The copies' own layout where b's lines are walked as C-contiguous rows are, else a Fortran one's.
-                copied = np.array if walks_rows(b, axis, rdt) or not walks_rows(b0, axis, rdt) else np.asfortranarray
-                want = lr(copied(a0), copied(b0), axis, decreasing, exclusive,
+                # Copies walked as b is: its rows of columns, or contiguous lines.
+                want = lr(as_walked_by(a0, b, axis, rdt), as_walked_by(b0, b, axis, rdt), axis, decreasing, exclusive,
                           reset=None if reset is None else np.array(reset),
                           initial=None if initial is None else np.array(initial))
                 assert_same_bits(got, want, where)

@@ -215,3 +215,71 @@ def test_operands_not_laid_out_as_b_keep_the_rows_bits(family, layout):
         assert_same_bits(np.array(got), want, f"{family} {layout} {direction}")
         if layout == "stepped columns":
             assert (out.base[:, 1::2] == 0).all()
+
+
+#: the recurrences' families on a (T, N) batch along axis 0, each called as fn(x, axis, out=...)
+BATCH_CALLS = {
+    "linear_recurrence": lambda x, axis, reset, out: simdscan.linear_recurrence(0.97, x, axis, reset=reset, out=out),
+    "discounted_cumsum": lambda x, axis, reset, out: simdscan.discounted_cumsum(x, 0.99, axis, reset=reset, out=out),
+    "ewm_mean": lambda x, axis, reset, out: simdscan.ewm_mean(x, axis, alpha=0.1, out=out),
+    "ewm_mean adjust=False": lambda x, axis, reset, out: simdscan.ewm_mean(x, axis, alpha=0.1, adjust=False,
+                                                                           out=out),
+    "ffill limit=2": lambda x, axis, reset, out: simdscan.ffill(x, axis, limit=2, out=out),
+}
+
+
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("family", list(BATCH_CALLS))
+def test_a_transposed_batch_walks_its_rows(family, dtype):
+    """A (T, N) batch along axis 0 and its transpose (N, T) along axis 1 (the same memory), or a Fortran-ordered
+    (N, T) copy: the rows walked either way, the same bits (the README's rule: the axes closer together in memory
+    than the scan axis), into an out of either layout, on 1 and 3 threads; linear_recurrence's are the loop's."""
+    rng = np.random.default_rng(seed_of("transposed batch", family, dtype))
+    x = rng.standard_normal((300, 4096 + 3)).astype(dtype)
+    x[rng.random(x.shape) < 0.2] = np.nan if family.startswith(("ewm", "ffill")) else 0
+    reset = rng.random(x.shape) < 0.02
+    call = BATCH_CALLS[family]
+    want = call(x, 0, reset, None)
+    if family == "linear_recurrence":
+        assert_same_bits(want, walked(0.97, x, 0, False, False, None, reset), "the loop over the rows")
+    for threads in (1, 3):
+        simdscan.set_num_threads(threads)
+        for name, (given, flags) in {"transposed": (x.T, reset.T),
+                                     "fortran": (np.asfortranarray(x.T), np.asfortranarray(reset.T))}.items():
+            assert walks_rows(given, 1, given.dtype)
+            for out in (np.empty_like(given), np.empty(given.shape, dtype)):
+                got = call(given, 1, flags, out)
+                assert_same_bits(got.T, want, f"{family} {name} into {out.flags.f_contiguous and 'F' or 'C'} out, "
+                                              f"{threads} threads")
+
+
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex64"])
+def test_interleaved_lines_keep_their_one_dimensional_bits(dtype):
+    """Lines closer together in memory than their elements but not one contiguous run (every other line of a
+    Fortran-ordered array, reversed too), walked by lines (the README's rule): the core gathers blocks of them side
+    by side; each line's bits are its contiguous copy's, for every variant, with an array a and resets, in place, on
+    1 and 3 threads, lines short (many to a block) and past a chunk (one at a time)."""
+    rng = np.random.default_rng(seed_of("interleaved lines", dtype))
+    for lines, n in ((700, 150), (6, 70_000)):
+        wide = np.asfortranarray(rng.uniform(-1.0, 1.0, (2 * lines, n)).astype(dtype))
+        coefficients = np.asfortranarray(rng.uniform(0.5, 1.0, (2 * lines, n)).astype(dtype))
+        flags = np.asfortranarray(rng.random((2 * lines, n)) < 0.01)
+        for step in (2, -2):
+            b, a, reset = wide[::step], coefficients[::step], flags[::step]
+            assert not walks_rows(b, 1, b.dtype)
+            for decreasing, exclusive in VARIANTS:
+                direction = "decreasing" if decreasing else "increasing"
+                kw = dict(direction=direction, exclusive=exclusive, initial=0.25)
+                want = simdscan.linear_recurrence(a.copy(), b.copy(), 1, reset=reset.copy(), **kw)
+                for threads in (1, 3):
+                    simdscan.set_num_threads(threads)
+                    where = f"{dtype} ({lines}, {n}) step {step} {direction} exclusive={exclusive} {threads} threads"
+                    assert_same_bits(simdscan.linear_recurrence(a, b, 1, reset=reset, **kw), want, where)
+                    in_place = np.asfortranarray(wide.copy())[::step]
+                    simdscan.linear_recurrence(a, in_place, 1, reset=reset, out=in_place, **kw)
+                    assert_same_bits(in_place, want, "in place " + where)
+            mean = simdscan.ewm_mean(b, 1, alpha=0.05) if dtype != "complex64" else None
+            if mean is not None:
+                assert_same_bits(mean, simdscan.ewm_mean(b.copy(), 1, alpha=0.05), f"ewm_mean {dtype} step {step}")

@@ -14,7 +14,6 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
-#include <type_traits>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -257,7 +256,13 @@ struct RecurrenceJob {
     bool exclusive = false;  // each output the state before its element (the line's initial state first)
     CumulativeOperatorDesc::Weighting weighting;
     std::ptrdiff_t fill_limit = 0;  // > 0: a forward fill of b with this limit
+    std::size_t threads = 0;        // 0: as many as its bytes ask for (detail::threads_for)
 };
+
+// The threads a job runs on: its own count where set, else as many as `bytes` of traffic ask for.
+std::size_t threads_of(const RecurrenceJob& desc, std::ptrdiff_t bytes) {
+    return desc.threads != 0 ? desc.threads : detail::threads_for(bytes);
+}
 
 // Elements per chunk: 256 KiB of float64 (detail::chunk_elements), whatever the type, so that a line's chunks are
 // the same for every element type.
@@ -517,7 +522,7 @@ void recur_lines(const RecurrenceJob& desc) {
     const std::ptrdiff_t lines = desc.lines * desc.columns;
     const std::ptrdiff_t elements = lines * desc.n;
     const std::ptrdiff_t in_bytes = elements * std::ptrdiff_t(sizeof(T)) * (desc.a == nullptr ? 1 : 2);
-    const std::size_t threads = detail::threads_for(in_bytes + elements * std::ptrdiff_t(sizeof(T)));
+    const std::size_t threads = threads_of(desc, in_bytes + elements * std::ptrdiff_t(sizeof(T)));
     const bool streams = streams_outputs<T>(desc.out, {desc.a, desc.b}, elements, in_bytes);
     if (desc.columns == 1) {
         // The chunks' two passes read the operands twice: on two threads that cost more than the second thread saved
@@ -716,7 +721,7 @@ void weighted_mean_rows(const RecurrenceJob& desc, std::size_t threads, bool str
 template <class T>
 void weighted_means(const RecurrenceJob& desc) {
     const std::ptrdiff_t elements = desc.lines * desc.n * desc.columns;
-    const std::size_t threads = detail::threads_for(elements * std::ptrdiff_t(2 * sizeof(T)));
+    const std::size_t threads = threads_of(desc, elements * std::ptrdiff_t(2 * sizeof(T)));
     const bool streams = streams_outputs<T>(desc.out, {desc.b}, elements, elements * std::ptrdiff_t(sizeof(T)));
     if (desc.columns > 1) {
         weighted_mean_rows<T>(desc, threads, streams);
@@ -750,11 +755,43 @@ AfterAxis after_axis(const TensorView& view, std::size_t axis, std::ptrdiff_t un
 }
 
 // The README's rule (determinism): a job's lines are walked a row of columns at a time, each column element by
-// element, where its input has more than one element after the axis, those axes one run in C order; else each line
-// has the bits of a contiguous line.
+// element, where its input has more than one element after the axis, those axes one run in C order (in_memory_order
+// puts the axes that lie closer together than the scan axis there); else each line has the bits of a contiguous line.
 bool walks_rows(const CumulativeOperatorDesc& desc) {
     const AfterAxis after = after_axis(desc.input, desc.axis, std::ptrdiff_t(element_size(desc.input.data_type)));
     return desc.input.sizes[desc.axis] > 1 && after.count > 1 && after.contiguous;
+}
+
+// The same description with every view's axes in one new order: the input's axes that lie further apart in memory
+// than the scan axis (as they were), the scan axis, then those closer together, the widest first (a Fortran-ordered
+// array or a transposed view along its last axis then lies as a C-ordered one along its first).
+CumulativeOperatorDesc in_memory_order(const CumulativeOperatorDesc& desc) {
+    const std::vector<std::ptrdiff_t>& strides = desc.input.byte_strides;
+    const auto apart = [&](std::size_t d) { return std::abs(strides[d]); };
+    std::vector<std::size_t> order, closer;
+    for (std::size_t d = 0; d < strides.size(); ++d) {
+        if (d != desc.axis) {
+            (apart(d) < apart(desc.axis) ? closer : order).push_back(d);
+        }
+    }
+    std::stable_sort(closer.begin(), closer.end(), [&](std::size_t i, std::size_t j) { return apart(i) > apart(j); });
+    CumulativeOperatorDesc sorted = desc;
+    sorted.axis = order.size();
+    order.push_back(desc.axis);
+    order.insert(order.end(), closer.begin(), closer.end());
+    for (TensorView CumulativeOperatorDesc::*view : {&CumulativeOperatorDesc::input, &CumulativeOperatorDesc::output,
+                                                    &CumulativeOperatorDesc::coefficient,
+                                                    &CumulativeOperatorDesc::initial, &CumulativeOperatorDesc::reset}) {
+        const TensorView& given = desc.*view;
+        if (given.sizes.size() != order.size()) {
+            continue;  // (a role not given)
+        }
+        for (std::size_t d = 0; d < order.size(); ++d) {
+            (sorted.*view).sizes[d] = given.sizes[order[d]];
+            (sorted.*view).byte_strides[d] = given.byte_strides[order[d]];
+        }
+    }
+    return sorted;
 }
 
 // Whether a plan's innermost other axis runs as columns on the rows path: one element apart in every operand that
@@ -1020,7 +1057,7 @@ void fill_rows(const RecurrenceJob& desc, std::size_t threads) {
 template <class T>
 void fill_lines(const RecurrenceJob& desc) {
     const std::ptrdiff_t lines = desc.lines * desc.columns;
-    const std::size_t threads = detail::threads_for(2 * lines * desc.n * std::ptrdiff_t(sizeof(T)));
+    const std::size_t threads = threads_of(desc, 2 * lines * desc.n * std::ptrdiff_t(sizeof(T)));
     if (desc.columns > 1) {
         return fill_rows<T>(desc, threads);
     }
@@ -1061,22 +1098,116 @@ void fill_lines(const RecurrenceJob& desc) {
     }
 }
 
+// A job on its runner.
+template <class T>
+void run_job(const RecurrenceJob& job, bool weighted) {
+    if (job.fill_limit > 0) {
+        fill_lines<T>(job);
+        return;
+    }
+    if constexpr (std::is_floating_point<T>::value) {
+        if (weighted) {
+            weighted_means<T>(job);
+            return;
+        }
+    }
+    if constexpr (!std::is_same<T, std::uint16_t>::value) {
+        recur_lines<T>(job);
+    }
+}
+
+// Lines of a job (one line per row) gathered `count` at a time: the kernels' contiguous lines, not
+// one element a cache line where the lines lie closer together than their elements (a Fortran-ordered array along its
+// last axis, a transposed view): each block's lines gathered side by side, run on one thread, scattered back.
+constexpr std::ptrdiff_t interleaved_block_elements = chunk;
+
+// How many lines a job's blocks hold (0: the job runs as it is): where b's or out's lines are strided (staged)
+// and lie closer together than their elements, and at least two lines fit a block.
+std::ptrdiff_t interleaved_block(const RecurrenceJob& job, std::ptrdiff_t size) {
+    const auto interleaved = [&](const RecurrenceStrides& strides) {
+        return strides.step != size && std::abs(strides.line) < std::abs(strides.step);
+    };
+    if (job.columns != 1 || job.lines < 2 || job.n < 2 || !(interleaved(job.b_strides) || interleaved(job.out_strides))) {
+        return 0;
+    }
+    const std::ptrdiff_t lines = std::min(job.lines, interleaved_block_elements / job.n);
+    return lines >= 2 ? lines : 0;
+}
+
+// Between element i of line l of a strided operand and element l * n + i of `count` contiguous lines of n, either
+// way: in tiles of a few elements of each line, so that both sides go a cache line at a time (one element a cache
+// line, else), few enough that a tile's cache lines, a power of two apart, share an L1 set without evicting each other.
+constexpr std::ptrdiff_t transpose_tile = 8;
+template <bool Gather, class S, class E = std::remove_const_t<S>>
+void move_lines(S* strided, const RecurrenceStrides& strides, std::ptrdiff_t count, std::ptrdiff_t n, E* lines) {
+    using Byte = std::conditional_t<std::is_const<S>::value, const char, char>;
+    for (std::ptrdiff_t i0 = 0; i0 < n; i0 += transpose_tile) {
+        const std::ptrdiff_t width = std::min(transpose_tile, n - i0);
+        Byte* line = reinterpret_cast<Byte*>(strided) + i0 * strides.step;
+        for (std::ptrdiff_t l = 0; l < count; ++l, line += strides.line) {
+            E* contiguous = lines + l * n + i0;
+            for (std::ptrdiff_t i = 0; i < width; ++i) {
+                S* element = reinterpret_cast<S*>(line + i * strides.step);
+                if constexpr (Gather) {
+                    contiguous[i] = *element;
+                } else {
+                    *element = contiguous[i];
+                }
+            }
+        }
+    }
+}
+
+template <class T>
+void run_interleaved(const RecurrenceJob& job, bool weighted, std::ptrdiff_t block) {
+    const std::ptrdiff_t n = job.n, blocks = (job.lines + block - 1) / block;
+    const std::ptrdiff_t size = sizeof(T);
+    const std::size_t threads = detail::threads_for(2 * job.lines * n * size);
+    detail::parallel_ranges(blocks, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+        const std::size_t elements = static_cast<std::size_t>(block * n);
+        std::vector<T> values(elements), coefficients(job.a == nullptr ? 0 : elements);
+        std::vector<std::uint8_t> flags(job.reset == nullptr ? 0 : elements);
+        const RecurrenceStrides contiguous{n * size, size, 0}, contiguous_flags{n, 1, 0};
+        for (std::ptrdiff_t k = begin; k < end; ++k) {
+            const std::ptrdiff_t first = k * block, count = std::min(block, job.lines - first);
+            RecurrenceJob part = job;
+            part.lines = count;
+            part.threads = 1;
+            const auto* b = element_at(static_cast<const T*>(job.b), job.b_strides, first, 0, 0);
+            move_lines<true>(b, job.b_strides, count, n, values.data());
+            part.b = part.out = values.data();  // (the outputs over the values, as in place)
+            part.b_strides = part.out_strides = contiguous;
+            if (job.a != nullptr) {
+                move_lines<true>(element_at(static_cast<const T*>(job.a), job.a_strides, first, 0, 0), job.a_strides,
+                                 count, n, coefficients.data());
+                part.a = coefficients.data();
+                part.a_strides = contiguous;
+            }
+            if (job.reset != nullptr) {
+                move_lines<true>(element_at(static_cast<const std::uint8_t*>(job.reset), job.reset_strides, first, 0, 0),
+                                 job.reset_strides, count, n, flags.data());
+                part.reset = flags.data();
+                part.reset_strides = contiguous_flags;
+            }
+            if (job.initial != nullptr) {
+                part.initial = element_at(static_cast<const T*>(job.initial), job.initial_strides, first, 0, 0);
+            }
+            run_job<T>(part, weighted);
+            move_lines<false>(element_at(static_cast<T*>(job.out), job.out_strides, first, 0, 0), job.out_strides,
+                              count, n, values.data());
+        }
+    });
+}
+
 // A description's jobs, of its operator and data type (checked by validate): each type's runners compiled once.
 template <class T>
 void run_each(const std::vector<RecurrenceJob>& jobs, bool weighted) {
     for (const RecurrenceJob& job : jobs) {
-        if (job.fill_limit > 0) {
-            fill_lines<T>(job);
-            continue;
-        }
-        if constexpr (std::is_floating_point<T>::value) {
-            if (weighted) {
-                weighted_means<T>(job);
-                continue;
-            }
-        }
-        if constexpr (!std::is_same<T, std::uint16_t>::value) {
-            recur_lines<T>(job);
+        const std::ptrdiff_t block = interleaved_block(job, sizeof(T));
+        if (block > 0) {
+            run_interleaved<T>(job, weighted, block);
+        } else {
+            run_job<T>(job, weighted);
         }
     }
 }
@@ -1193,6 +1324,12 @@ namespace detail {
 
 void run_recurrence(const Plan& plan, const CumulativeOperatorDesc& desc) {
     const bool rows = walks_rows(desc);
+    if (!rows && desc.input.sizes.size() > 1) {
+        const CumulativeOperatorDesc sorted = in_memory_order(desc);
+        if (walks_rows(sorted)) {
+            return run_recurrence(make_plan(sorted), sorted);
+        }
+    }
     if (!rows || runs_as_columns(plan)) {
         return run_jobs(plan, desc, rows);
     }

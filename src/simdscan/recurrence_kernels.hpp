@@ -468,7 +468,7 @@ SIMDSCAN_FLATTEN WeightedMeanChunk<T> weighted_mean(const T* x, T* out, std::ptr
 // The walk of WeightedMeanRows (as recur_rows'): bands of rows, each walked a vector of columns at a time by
 // block(K = 1 vector, j, r0, r1, streamed), which keeps the columns' states in registers through the band and
 // returns the row from which they go one element at a time (r1 where none did: a column whose weights are or become
-// few); mean_columns takes those, and the columns no vector covers.
+// few); mean_columns takes that row, and the columns no vector covers.
 template <class A, class T, class Block>
 SIMDSCAN_ALWAYS_INLINE void walk_mean_bands(const WeightedMeanRows<T>& rows, const MeanSteps<T>& steps, bool streams,
                                             Block&& block) {
@@ -478,9 +478,13 @@ SIMDSCAN_ALWAYS_INLINE void walk_mean_bands(const WeightedMeanRows<T>& rows, con
         if constexpr (is_vectorized<A, T>()) {
             constexpr std::ptrdiff_t lanes = std::ptrdiff_t(xsimd::batch<T, A>::size);
             for (std::ptrdiff_t j = head; j < whole; j += lanes) {
-                const std::ptrdiff_t from_row = block(std::integral_constant<std::ptrdiff_t, 1>{}, j, r0, r1, streamed);
-                if (from_row < r1) {
-                    mean_columns(rows, steps, j, j + lanes, from_row, r1);
+                // A row where the block's weights are few, one element at a time (the first row with a column's
+                // first value leaves that mode), then the block again.
+                for (std::ptrdiff_t r = r0; r < r1; ++r) {
+                    r = block(std::integral_constant<std::ptrdiff_t, 1>{}, j, r, r1, streamed);
+                    if (r < r1) {
+                        mean_columns(rows, steps, j, j + lanes, r, r + 1);
+                    }
                 }
             }
         }
