@@ -49,6 +49,16 @@ def _result_dtype(operands: list[Any], dtype: Any) -> np.dtype:
     return promoted
 
 
+#: the dtypes the core computes a result in as they are (native order): an initial state of 0 in each
+_ZEROS = {np.dtype(t): np.zeros((), t) for t in (np.float32, np.float64)}
+_ON_THE_CORE = frozenset(_ZEROS)
+
+
+def _as_given(operand: Any, b: np.ndarray, dtype: np.dtype) -> bool:
+    """Whether ``operand`` is None or an ndarray of ``b``'s shape and exactly ``dtype``: the core takes it as it is."""
+    return operand is None or (type(operand) is np.ndarray and operand.dtype == dtype and operand.shape == b.shape)
+
+
 def _check_initial(initial: Any, result: np.dtype) -> None:
     """TypeError unless ``initial`` (a Python number, or what has a dtype) casts to the ``result`` dtype by
     'same_kind' rules: a complex one only to a complex result (its dtype otherwise as :func:`_floating` takes it).
@@ -152,6 +162,12 @@ def linear_recurrence(a: Any, b: Any, axis: Optional[int] = -1, *, direction: Un
     >>> simdscan.linear_recurrence(0.5, [[1.0, 1.0], [1.0, 1.0]], axis=None)
     array([1.   , 1.5  , 1.75 , 1.875])
     """
+    if (type(b) is np.ndarray and type(a) is float and initial is None and dtype is None and b.dtype in _ON_THE_CORE
+            and b.size and type(axis) is int and _as_given(reset, b, np.dtype(np.bool_))
+            and _as_given(out, b, b.dtype) and (out is None or out.flags.writeable)):
+        # The common call, whose checks below all pass as they stand: straight to the core (an RL batch's overhead).
+        return _core.linear_recurrence(b, np.asarray(a, b.dtype), _ZEROS[b.dtype], reset, out,
+                                       normalize_axis(axis, b.ndim), is_decreasing(direction), bool(exclusive))
     values = np.asarray(b)
     a_given = a if _is_weak(a) else np.asarray(a)
     initial_given: Any = 0 if initial is None else initial if _is_weak(initial) else np.asarray(initial)
