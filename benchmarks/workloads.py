@@ -62,6 +62,7 @@ class Workload:
     segments: int = 0  # > 0: a segmented scan (reset=) of a 1-D input, this many segments of random lengths
     labels: int = 0  # > 0: a grouped scan (labels=) of a 1-D input, labels drawn at random from this many
     limit: int = 0  # > 0: ffill's limit (pandas': at most this many NaN in a row filled)
+    transposed: bool = False  # the input (and reset, out) the transpose of a C-ordered array of the reversed shape
 
     def label(self, quick: bool) -> str:
         """The workload's name in the table.
@@ -86,7 +87,9 @@ class Workload:
         new_result = (" new result" + ("" if self.kept_results else " cache off")) if self.new_result else ""
         segments = f" {self.segments} segments" if self.segments else ""
         labels = f" {self.labels} labels" if self.labels else ""
-        return f"{op}{short[self.dtype]} {dims}{flags}{compensated}{swapped}{new_result}{segments}{labels}{self.note}"
+        transposed = " transposed" if self.transposed else ""
+        return (f"{op}{short[self.dtype]} {dims}{transposed}{flags}{compensated}{swapped}{new_result}{segments}{labels}"
+                f"{self.note}")
 
 
 KIB64, MB400 = 64 * 1024, 400_000_000
@@ -153,6 +156,8 @@ WORKLOADS = [
     Workload((10_000, 1000), "float64", axis=0, op="ewm_mean", quick_shape=(2500, 250), note=" alpha=0.01"),
     *(Workload(shape, "float32", axis=0, op="discounted_cumsum", segments=shape[0] // 200 + 1, note=" gamma=0.99")
       for shape in ((128, 4096), (2048, 64))),
+    # The same batch's transpose along axis 1 (environments by time: the same memory, walked as its rows).
+    Workload((4096, 128), "float32", axis=1, op="discounted_cumsum", segments=1, transposed=True, note=" gamma=0.99"),
 ]
 
 #: the rows NumPy has no scan for: their check is a sequential float64 loop (recurrence_reference)
@@ -175,6 +180,7 @@ def make_input(w: Workload, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
     extrema, so that integers differ); the NaN rows get NaN at 10% of the places."""
     rng = np.random.default_rng(0)
     full = (shape[0] * w.step,) + shape[1:]
+    full = full[::-1] if w.transposed else full
     x: np.ndarray[Any, Any]
     if w.op == "cumprod":
         x = 1.0 + 1e-9 * rng.standard_normal(full)
@@ -188,6 +194,8 @@ def make_input(w: Workload, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
     x = x.astype(np.dtype(w.dtype).newbyteorder() if w.byteswapped else w.dtype)
     if "NaN" in w.note:
         x[rng.random(full) < (0.3 if "30% NaN" in w.note else 0.1)] = np.nan
+    if w.transposed:
+        return x.T
     return x[:: w.step] if w.step > 1 else x
 
 
@@ -206,7 +214,8 @@ def make_reset(w: Workload, shape: tuple[int, ...]) -> Optional[np.ndarray[Any, 
     if not w.segments:
         return None
     if len(shape) > 1:  # each column's episodes begun at random rows
-        return np.asarray(np.random.default_rng(1).random(shape) < (w.segments - 1) / shape[w.axis])
+        drawn = np.random.default_rng(1).random(shape[::-1] if w.transposed else shape)
+        return np.asarray((drawn.T if w.transposed else drawn) < (w.segments - 1) / shape[w.axis])
     reset = np.zeros(shape, bool)
     reset[segment_bounds(w, shape[0])[:-1]] = True
     return reset
@@ -220,13 +229,15 @@ def recurrence_coefficients(w: Workload, shape: tuple[int, ...]) -> Any:
 
 
 def recurrence_reference(w: Workload, x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """A recurrence row's result by a sequential float64 loop (pandas' formula for ewm_mean, adjust=True); along an
-    outer axis, a row at a time."""
+    """A recurrence row's result by a sequential float64 loop (pandas' formula for ewm_mean, adjust=True); along
+    another axis than the last, a row at a time (the axis moved first)."""
     a = np.broadcast_to(recurrence_coefficients(w, x.shape), x.shape)
     b = x.astype(np.float64)
     y = np.empty_like(b)
     if b.ndim > 1:
         reset = make_reset(w, x.shape)
+        a, b, y = (np.moveaxis(v, w.axis, 0) for v in (a, b, y))
+        reset = None if reset is None else np.moveaxis(reset, w.axis, 0)
         totals = weights = np.zeros(b.shape[1:])
         for i in range(len(b)) if w.op != "discounted_cumsum" else range(len(b) - 1, -1, -1):
             if w.op == "ewm_mean":
@@ -236,7 +247,7 @@ def recurrence_reference(w: Workload, x: np.ndarray[Any, Any]) -> np.ndarray[Any
             if w.op == "discounted_cumsum" and reset is not None and i + 1 < len(b):
                 totals = np.where(reset[i + 1], 0.0, totals)
             y[i] = totals = a[i] * totals + b[i]
-        return y
+        return np.moveaxis(y, 0, w.axis)
     if w.op == "ewm_mean" and "adjust=False" in w.note:
         mean = b[0]
         for i, value in enumerate(b.tolist()):
@@ -279,8 +290,8 @@ def make_labels(w: Workload, shape: tuple[int, ...]) -> Optional[np.ndarray[Any,
 
 
 def empty_output(x: np.ndarray[Any, Any], dtype: Any = None) -> np.ndarray[Any, Any]:
-    """A C-contiguous array of x's shape and dtype (or ``dtype``: the indices of cummax) whose first byte lies
-    HALF_PAGE bytes (mod PAGE) after x's.
+    """A contiguous array of x's shape and dtype (or ``dtype``: the indices of cummax) whose first byte lies
+    HALF_PAGE bytes (mod PAGE) after x's: C-ordered, or Fortran-ordered where x is (and not C-ordered).
 
     >>> x = np.zeros((3, 5), np.float32)
     >>> out = empty_output(x)
@@ -292,6 +303,8 @@ def empty_output(x: np.ndarray[Any, Any], dtype: Any = None) -> np.ndarray[Any, 
     >>> (indices.dtype == np.intp, (indices.ctypes.data - x.ctypes.data) % PAGE)
     (True, 2048)
     """
+    if x.flags.f_contiguous and not x.flags.c_contiguous:
+        return empty_output(x.T, dtype).T
     dtype = x.dtype if dtype is None else np.dtype(dtype)
     nbytes = x.size * dtype.itemsize
     raw = np.empty(nbytes + PAGE, np.uint8)
