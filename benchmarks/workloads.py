@@ -154,6 +154,8 @@ WORKLOADS = [
     # segments: episodes of each column, on average, begun at random rows).
     Workload((10_000, 1000), "float64", axis=0, op="linear_recurrence", quick_shape=(2500, 250), note=" a=0.99"),
     Workload((10_000, 1000), "float64", axis=0, op="ewm_mean", quick_shape=(2500, 250), note=" alpha=0.01"),
+    Workload((10_000, 1000), "float64", axis=0, op="ewm_mean", quick_shape=(2500, 250),
+             note=" alpha=0.01 adjust=False"),
     *(Workload(shape, "float32", axis=0, op="discounted_cumsum", segments=shape[0] // 200 + 1, note=" gamma=0.99")
       for shape in ((128, 4096), (2048, 64))),
     # The same batch's transpose along axis 1 (environments by time: the same memory, walked as its rows).
@@ -240,6 +242,9 @@ def recurrence_reference(w: Workload, x: np.ndarray[Any, Any]) -> np.ndarray[Any
         reset = None if reset is None else np.moveaxis(reset, w.axis, 0)
         totals = weights = np.zeros(b.shape[1:])
         for i in range(len(b)) if w.op != "discounted_cumsum" else range(len(b) - 1, -1, -1):
+            if w.op == "ewm_mean" and "adjust=False" in w.note:
+                y[i] = totals = 0.99 * totals + 0.01 * b[i] if i else b[i]
+                continue
             if w.op == "ewm_mean":
                 totals, weights = 0.99 * totals + b[i], 0.99 * weights + 1.0
                 y[i] = totals / weights
@@ -418,7 +423,8 @@ def pandas_scan_fn(pandas: Any, w: Workload, x: np.ndarray[Any, Any],
         frame = pandas.DataFrame(x, copy=False)
         if w.op == "ffill":
             return lambda: np.copyto(out, frame.ffill(limit=limit).to_numpy())
-        return lambda: np.copyto(out, frame.ewm(alpha=0.01).mean().to_numpy())
+        frame_adjust = "adjust=False" not in w.note
+        return lambda: np.copyto(out, frame.ewm(alpha=0.01, adjust=frame_adjust).mean().to_numpy())
     series = pandas.Series(x, copy=False)
     labels = make_labels(w, x.shape)
     if w.segments:
