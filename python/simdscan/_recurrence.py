@@ -163,7 +163,7 @@ def linear_recurrence(a: Any, b: Any, axis: Optional[int] = -1, *, direction: Un
     array([1.   , 1.5  , 1.75 , 1.875])
     """
     if (type(b) is np.ndarray and type(a) is float and initial is None and dtype is None and b.dtype in _ON_THE_CORE
-            and b.size and type(axis) is int and _as_given(reset, b, np.dtype(np.bool_))
+            and b.ndim and b.size and type(axis) is int and _as_given(reset, b, np.dtype(np.bool_))
             and _as_given(out, b, b.dtype) and (out is None or out.flags.writeable)):
         # The common call, whose checks below all pass as they stand: straight to the core (an RL batch's overhead).
         return _core.linear_recurrence(b, np.asarray(a, b.dtype), _ZEROS[b.dtype], reset, out,
