@@ -642,6 +642,9 @@ void recursive_mean_rows(const WeightedMeanRows<T>& given, T decay, T alpha, boo
                 return r0;
             }
             const B zero(T(0)), one(T(1)), decays(decay), alphas(alpha);
+            // A value's step after a value (kept 1), as the quotients below take it: no division a row.
+            const T total = decay + alpha;
+            const B carried(decay / total), gain(alpha / total);
             B means[K], kept[K];
             for (std::ptrdiff_t k = 0; k < K; ++k) {
                 means[k] = B::load_unaligned(rows.means + j + k * lanes);
@@ -653,6 +656,11 @@ void recursive_mean_rows(const WeightedMeanRows<T>& given, T decay, T alpha, boo
                 for (std::ptrdiff_t k = 0; k < K; ++k) {
                     const B values = B::load_unaligned(x + k * lanes);  // before out is written: out may be x
                     const auto seen = (values - values) == zero;  // numbers: NaN and +-inf are missing
+                    if (xsimd::all(seen && kept[k] == one)) {
+                        means[k] = carried * means[k] + gain * values;
+                        store_or_stream(out + k * lanes, means[k], streamed);
+                        continue;
+                    }
                     const B weight = ignore_na ? xsimd::select(seen, kept[k] * decays, kept[k]) : kept[k] * decays;
                     const B total = weight + alphas;
                     means[k] = xsimd::select(seen, weight / total * means[k] + alphas / total * values, means[k]);
