@@ -774,7 +774,11 @@ CumulativeOperatorDesc in_memory_order(const CumulativeOperatorDesc& desc) {
             (apart(d) < apart(desc.axis) ? closer : order).push_back(d);
         }
     }
-    std::stable_sort(closer.begin(), closer.end(), [&](std::size_t i, std::size_t j) { return apart(i) > apart(j); });
+    for (std::size_t i = 1; i < closer.size(); ++i) {  // (a stable insertion sort of a few axes)
+        for (std::size_t j = i; j > 0 && apart(closer[j - 1]) < apart(closer[j]); --j) {
+            std::swap(closer[j - 1], closer[j]);
+        }
+    }
     CumulativeOperatorDesc sorted = desc;
     sorted.axis = order.size();
     order.push_back(desc.axis);
@@ -1203,12 +1207,15 @@ void run_interleaved(const RecurrenceJob& job, bool weighted, std::ptrdiff_t blo
 template <class T>
 void run_each(const std::vector<RecurrenceJob>& jobs, bool weighted) {
     for (const RecurrenceJob& job : jobs) {
-        const std::ptrdiff_t block = interleaved_block(job, sizeof(T));
-        if (block > 0) {
-            run_interleaved<T>(job, weighted, block);
-        } else {
-            run_job<T>(job, weighted);
+        // (Real types only: the complex recurrences and float16 fills keep each line's own staging.)
+        const std::ptrdiff_t block = std::is_floating_point<T>::value ? interleaved_block(job, sizeof(T)) : 0;
+        if constexpr (std::is_floating_point<T>::value) {
+            if (block > 0) {
+                run_interleaved<T>(job, weighted, block);
+                continue;
+            }
         }
+        run_job<T>(job, weighted);
     }
 }
 

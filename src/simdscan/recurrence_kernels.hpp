@@ -328,9 +328,9 @@ RowVectors row_vectors(const T* out, std::ptrdiff_t out_step, std::ptrdiff_t w, 
     return at;
 }
 
-// RecurrenceKernels::rows: bands of rows, each walked four or two vectors of columns at a time (chains that hide the
-// multiply and add's latency), then one; the columns before the first vector that out's rows align for streaming and
-// after the last vector one by one (recur_columns).
+// RecurrenceKernels::rows: bands of rows, each walked four vectors of columns at a time (four chains hide the multiply
+// and add's latency), then one at a time (as fast as pairs, in less code); the columns before the first
+// vector that out's rows align for streaming and after the last vector one by one (recur_columns).
 template <class A, class T>
 void recur_rows(const RecurrenceRows<T>& given, bool exclusive, bool streams) {
     const RecurrenceRows<T> rows = given;  // (a copy: the stores may alias the caller's struct)
@@ -345,12 +345,8 @@ void recur_rows(const RecurrenceRows<T>& given, bool exclusive, bool streams) {
             for (vectors_end = head; vectors_end + 4 * lanes <= whole; vectors_end += 4 * lanes) {
                 recur_band<A, B, 4>(rows, vectors_end, r0, r1, exclusive_lanes, streamed);
             }
-            for (; vectors_end + 2 * lanes <= whole; vectors_end += 2 * lanes) {
-                recur_band<A, B, 2>(rows, vectors_end, r0, r1, exclusive_lanes, streamed);
-            }
-            if (vectors_end + lanes <= whole) {
+            for (; vectors_end + lanes <= whole; vectors_end += lanes) {
                 recur_band<A, B, 1>(rows, vectors_end, r0, r1, exclusive_lanes, streamed);
-                vectors_end += lanes;
             }
         }
         // The columns left (every one without vectors), each on its own: the same arithmetic, so the same bits.
