@@ -55,14 +55,15 @@ unsigned long long os_saved_state() {
 #endif
 }
 bool bits(unsigned reg, unsigned mask) { return (reg & mask) == mask; }
-bool has_avx2() {
+// (Either test is unused in a build without its tier: CI's sanitizer build compiles only the tiers its CPU runs.)
+[[maybe_unused]] bool has_avx2() {
     const auto leaf1 = cpuid(1, 0);
     constexpr unsigned fma = 1u << 12, osxsave = 1u << 27, avx = 1u << 28, f16c = 1u << 29;
     if (cpuid(0, 0).eax < 7 || !bits(leaf1.ecx, fma | osxsave | avx | f16c)) return false;
     constexpr unsigned xmm_ymm_state = 0x6;
     return bits(static_cast<unsigned>(os_saved_state()), xmm_ymm_state) && bits(cpuid(7, 0).ebx, 1u << 5);
 }
-bool has_avx512() {
+[[maybe_unused]] bool has_avx512() {
     constexpr unsigned f = 1u << 16, dq = 1u << 17, cd = 1u << 28, bw = 1u << 30, vl = 1u << 31;
     constexpr unsigned opmask_zmm_state = 0xE6;  // with xmm/ymm: k0-k7, the upper halves of zmm0-15, zmm16-31
     return has_avx2() && bits(static_cast<unsigned>(os_saved_state()), opmask_zmm_state) &&
