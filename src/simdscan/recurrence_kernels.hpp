@@ -639,8 +639,8 @@ void recursive_mean_rows(const WeightedMeanRows<T>& given, T decay, T alpha, boo
             }
             const B zero(T(0)), one(T(1)), decays(decay), alphas(alpha);
             // A value's step after a value (kept 1), as the quotients below take it: no division a row.
-            const T total = decay + alpha;
-            const B carried(decay / total), gain(alpha / total);
+            const T weights = decay + alpha;
+            const B carried(decay / weights), gain(alpha / weights);
             B means[K], kept[K];
             for (std::ptrdiff_t k = 0; k < K; ++k) {
                 means[k] = B::load_unaligned(rows.means + j + k * lanes);
