@@ -259,8 +259,9 @@ def test_a_transposed_batch_walks_its_rows(family, dtype):
 def test_interleaved_lines_keep_their_one_dimensional_bits(dtype):
     """Lines closer together in memory than their elements but not one contiguous run (every other line of a
     Fortran-ordered array, reversed too), walked by lines (the README's rule): the core gathers blocks of real ones
-    side by side (complex ones line by line); each line's bits are its contiguous copy's, for every variant, with an array a and resets, in place, on
-    1 and 3 threads, lines short (many to a block) and past a chunk (one at a time)."""
+    side by side (complex ones line by line); each line's bits are its contiguous copy's, for every variant, with an
+    array a and resets, in place, on 1 and 3 threads, lines short (many to a block) and past a chunk (one at a
+    time)."""
     rng = np.random.default_rng(seed_of("interleaved lines", dtype))
     for lines, n in ((700, 150), (6, 70_000)):
         wide = np.asfortranarray(rng.uniform(-1.0, 1.0, (2 * lines, n)).astype(dtype))

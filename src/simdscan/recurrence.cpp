@@ -1131,7 +1131,8 @@ std::ptrdiff_t interleaved_block(const RecurrenceJob& job, std::ptrdiff_t size) 
     const auto interleaved = [&](const RecurrenceStrides& strides) {
         return strides.step != size && std::abs(strides.line) < std::abs(strides.step);
     };
-    if (job.columns != 1 || job.lines < 2 || job.n < 2 || !(interleaved(job.b_strides) || interleaved(job.out_strides))) {
+    if (job.columns != 1 || job.lines < 2 || job.n < 2 ||
+        !(interleaved(job.b_strides) || interleaved(job.out_strides))) {
         return 0;
     }
     const std::ptrdiff_t lines = std::min(job.lines, interleaved_block_elements / job.n);
@@ -1188,8 +1189,9 @@ void run_interleaved(const RecurrenceJob& job, bool weighted, std::ptrdiff_t blo
                 part.a_strides = contiguous;
             }
             if (job.reset != nullptr) {
-                move_lines<true>(element_at(static_cast<const std::uint8_t*>(job.reset), job.reset_strides, first, 0, 0),
-                                 job.reset_strides, count, n, flags.data());
+                const auto* starts = static_cast<const std::uint8_t*>(job.reset);
+                move_lines<true>(element_at(starts, job.reset_strides, first, 0, 0), job.reset_strides, count, n,
+                                 flags.data());
                 part.reset = flags.data();
                 part.reset_strides = contiguous_flags;
             }
