@@ -537,7 +537,7 @@ struct RecurrenceKernels {
     // A forward fill with a limit (pandas' ffill(limit=)) of n contiguous elements, walked in memory order or from
     // their end [reverse], from and into `at`: whole vectors of them only; returns how many it walked (the rest is
     // the caller's, element by element with the same selections). Real types only.
-    using limited_fill_fn = std::ptrdiff_t (*)(const T* x, T* out, std::ptrdiff_t n, FillLanes<T>& at);
+    using limited_fill_fn = std::ptrdiff_t (*)(const T* x, T* out, std::ptrdiff_t n, bool streams, FillLanes<T>& at);
     // The same along FillRows' columns, a row after another, every column.
     using limited_fill_rows_fn = void (*)(const FillRows<T>& rows);
     span_fn span[2];  // [reverse]

@@ -908,10 +908,10 @@ bool fills_by_vectors(std::ptrdiff_t limit) {
 // n contiguous elements of a fill's line (from their end where reverse) from state `at`, each output into out; a
 // segment begins at element i where starts[i] != 0, i < readable. Returns whether the state after them is their own
 // (a number or a segment start among them), not the one before them moved on. Between segment starts: the tier's
-// vectors (real types), then one element at a time.
+// vectors (real types; streamed where `streams`), then one element at a time.
 template <class T>
 bool fill_elements(const T* in, T* out, std::ptrdiff_t n, const std::uint8_t* starts, std::ptrdiff_t readable,
-                   bool reverse, std::ptrdiff_t limit, FillState<T>& at) {
+                   bool reverse, std::ptrdiff_t limit, bool streams, FillState<T>& at) {
     const std::ptrdiff_t step = reverse ? -1 : 1;
     const std::ptrdiff_t first = reverse ? n - 1 : 0;
     bool own = false;
@@ -932,7 +932,7 @@ bool fill_elements(const T* in, T* out, std::ptrdiff_t n, const std::uint8_t* st
                 detail::FillLanes<T> lanes{state.value, state.has ? std::min(T(state.gap), beyond) : beyond, T(limit), false};
                 const std::ptrdiff_t low = reverse ? n - end : k;  // the run's lowest index
                 walked = detail::active_kernels().recurrence.get<T>().limited_fill[reverse](in + low, out + low,
-                                                                                             end - k, lanes);
+                                                                                             end - k, streams, lanes);
                 if (lanes.seen) {
                     state = FillState<T>{lanes.value, std::ptrdiff_t(lanes.gap), true};
                     own = true;
@@ -954,9 +954,11 @@ bool fill_elements(const T* in, T* out, std::ptrdiff_t n, const std::uint8_t* st
 }
 
 // Chunk k (in walk order) of line l of a fill's job, from state `at`, its outputs written where `writes`: staged as
-// Line's chunks are where an operand is strided. Returns fill_elements' answer.
+// Line's chunks are where an operand is strided (streamed where `streams` and out is not staged). Returns
+// fill_elements' answer.
 template <class T>
-bool fill_chunk(const RecurrenceJob& desc, std::ptrdiff_t l, std::ptrdiff_t k, bool writes, FillState<T>& at) {
+bool fill_chunk(const RecurrenceJob& desc, std::ptrdiff_t l, std::ptrdiff_t k, bool writes, bool streams,
+                FillState<T>& at) {
     const bool reverse = desc.direction == AxisDirection::decreasing;
     const std::ptrdiff_t n = desc.n;
     const std::ptrdiff_t first = reverse ? std::max<std::ptrdiff_t>(0, n - (k + 1) * chunk) : k * chunk;
@@ -986,7 +988,8 @@ bool fill_chunk(const RecurrenceJob& desc, std::ptrdiff_t l, std::ptrdiff_t k, b
     // (Outputs not wanted go to the thread's buffer: one loop for both passes.)
     const auto scratch = writes || staged_in ? buffers : ChunkBuffers<T>::of_this_thread();
     T* target = !writes ? scratch.values : staged_out ? buffers.values : out;
-    const bool own = fill_elements(in, target, count, starts, readable, reverse, desc.fill_limit, at);
+    const bool own = fill_elements(in, target, count, starts, readable, reverse, desc.fill_limit,
+                                   streams && target == out, at);
     if (staged_out) {
         scatter(buffers.values, out, desc.out_strides.step, count);
     }
@@ -1065,16 +1068,19 @@ void fill_lines(const RecurrenceJob& desc) {
     if (desc.columns > 1) {
         return fill_rows<T>(desc, threads);
     }
+    const std::ptrdiff_t elements = lines * desc.n;
+    const bool streams = streams_outputs<T>(desc.out, {desc.b}, elements, elements * std::ptrdiff_t(sizeof(T)));
     const std::ptrdiff_t chunks = (desc.n + chunk - 1) / chunk;
     if (std::ptrdiff_t(threads) <= lines || chunks == 1 || threads <= 2) {
         detail::parallel_ranges(lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
             for (std::ptrdiff_t l = begin; l < end; ++l) {
                 FillState<T> at;
                 for (std::ptrdiff_t k = 0; k < chunks; ++k) {
-                    fill_chunk<T>(desc, l, k, true, at);
+                    fill_chunk<T>(desc, l, k, true, streams, at);
                 }
             }
         });
+        detail::order_streamed_stores();  // what this thread streamed (the pool's threads order their own)
         return;
     }
     for (std::ptrdiff_t l = 0; l < lines; ++l) {
@@ -1082,7 +1088,7 @@ void fill_lines(const RecurrenceJob& desc) {
         std::vector<char> own(static_cast<std::size_t>(chunks));
         detail::parallel_ranges(chunks - 1, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
             for (std::ptrdiff_t k = begin; k < end; ++k) {
-                own[std::size_t(k)] = fill_chunk<T>(desc, l, k, false, states[std::size_t(k + 1)]) ? 1 : 0;
+                own[std::size_t(k)] = fill_chunk<T>(desc, l, k, false, false, states[std::size_t(k + 1)]) ? 1 : 0;
             }
         });
         // The state before chunk k + 1: chunk k's own, or the one before chunk k moved on by its elements.
@@ -1096,10 +1102,11 @@ void fill_lines(const RecurrenceJob& desc) {
         detail::parallel_ranges(chunks, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
             for (std::ptrdiff_t k = begin; k < end; ++k) {
                 FillState<T> at = states[std::size_t(k)];
-                fill_chunk<T>(desc, l, k, true, at);
+                fill_chunk<T>(desc, l, k, true, streams, at);
             }
         });
     }
+    detail::order_streamed_stores();
 }
 
 // A job on its runner.

@@ -696,9 +696,10 @@ SIMDSCAN_ALWAYS_INLINE void carry_last_numbers(B& last, B& filled) {
 // RecurrenceKernels::limited_fill: each vector's last numbers found within it (carry_last_numbers), by their walk
 // positions from the call's first element, then put behind the last number before it, whose position and value stay
 // in every lane of a register (the chain from one vector to the next a blend each); outputs chosen by masks, so that
-// every element keeps its bits or takes its number's.
+// every element keeps its bits or takes its number's. A limit below the lanes takes, after the first vector, the
+// window of the `limit` elements before each one instead: no chain, no permutes, a load and a blend an element of it.
 template <class A, class T, bool Reverse>
-SIMDSCAN_FLATTEN std::ptrdiff_t limited_fill(const T* x, T* out, std::ptrdiff_t n, FillLanes<T>& at) {
+SIMDSCAN_FLATTEN std::ptrdiff_t limited_fill(const T* x, T* out, std::ptrdiff_t n, bool streams, FillLanes<T>& at) {
     if constexpr (is_vectorized<A, T>()) {
         using B = xsimd::batch<T, A>;
         constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
@@ -712,32 +713,74 @@ SIMDSCAN_FLATTEN std::ptrdiff_t limited_fill(const T* x, T* out, std::ptrdiff_t 
         B last_position(T(-1) - at.gap), value(at.value);  // the last number before the vector
         auto seen = none != none;
         const std::ptrdiff_t count = n / lanes * lanes;
+        const std::ptrdiff_t window = at.limit < T(lanes) ? std::ptrdiff_t(at.limit) : -1;
+        const std::ptrdiff_t behind = Reverse ? 1 : -1;  // the walk's step back, in elements
+        B filled_before(T(0));  // the vector before's outputs, stored once the next one's window is loaded (out may be x)
+        auto streamed = span_outputs<A, T, Reverse, Lanes<A>::streams>(out);
+        const auto put = [&](std::ptrdiff_t i, const B& filled) {
+            if (streams && Lanes<A>::streams) {
+                streamed.vector(i, filled);
+            } else {
+                filled.store_unaligned(out + i);
+            }
+        };
         for (std::ptrdiff_t k = 0; k < count; k += lanes) {
             const std::ptrdiff_t first = Reverse ? n - k - lanes : k;
+            prefetch_ahead<Reverse>(x + first);
             const B v = B::load_unaligned(x + first);
             const auto number = !is_nan(v);
-            B last = xsimd::select(number, position, none);
-            B filled = v;
-            carry_last_numbers<A, Reverse>(last, filled);
-            // The vector's own last number, broadcast before the state joins: the chain is one blend.
-            const B own_position = Reverse ? Lanes<A>::broadcast_first(last) : Lanes<A>::broadcast_last(last);
-            const B own_value = Reverse ? Lanes<A>::broadcast_first(filled) : Lanes<A>::broadcast_last(filled);
-            const auto found = last >= B(T(0));
-            last = xsimd::select(found, last, last_position);
-            filled = xsimd::select(found, filled, value);
-            xsimd::select(number | (last < reach), v, filled).store_unaligned(out + first);
-            const auto has_own = own_position >= B(T(0));
-            last_position = xsimd::select(has_own, own_position, last_position);
-            value = xsimd::select(has_own, own_value, value);
-            position = position + step;
-            reach = reach + step;
             seen = seen | number;
+            B filled = v;
+            if (window >= 0 && k > 0) {
+                for (std::ptrdiff_t d = 1; d <= window; ++d) {
+                    filled = xsimd::select(is_nan(filled), B::load_unaligned(x + first + d * behind), filled);
+                }
+                filled = xsimd::select(is_nan(filled), v, filled);
+            } else {
+                B last = xsimd::select(number, position, none);
+                carry_last_numbers<A, Reverse>(last, filled);
+                // The vector's own last number, broadcast before the state joins: the chain is one blend.
+                const B own_position = Reverse ? Lanes<A>::broadcast_first(last) : Lanes<A>::broadcast_last(last);
+                const B own_value = Reverse ? Lanes<A>::broadcast_first(filled) : Lanes<A>::broadcast_last(filled);
+                const auto found = last >= B(T(0));
+                last = xsimd::select(found, last, last_position);
+                filled = xsimd::select(number | (last < reach), v, xsimd::select(found, filled, value));
+                const auto has_own = own_position >= B(T(0));
+                last_position = xsimd::select(has_own, own_position, last_position);
+                value = xsimd::select(has_own, own_value, value);
+                position = position + step;
+                reach = reach + step;
+            }
+            if (k > 0) {
+                put(first + lanes * behind, filled_before);
+            }
+            filled_before = filled;
+            if (window >= 0 && k + lanes == count) {
+                // The state from the last vector alone: a number further back lies beyond the limit.
+                alignas(A::alignment()) T walked[lanes];
+                v.store_aligned(walked);
+                at.gap = at.limit + T(1);
+                for (std::ptrdiff_t j = 0; j < lanes; ++j) {
+                    const T element = walked[Reverse ? j : lanes - 1 - j];
+                    if (!is_nan(element)) {
+                        at.gap = std::min(T(j), at.gap);  // (kept at limit + 1 beyond it)
+                        at.value = element;
+                        break;
+                    }
+                }
+            }
         }
-        alignas(A::alignment()) T lane[lanes];
-        value.store_aligned(lane);
-        at.value = lane[0];
-        last_position.store_aligned(lane);
-        at.gap = std::min(T(count - 1) - lane[0], at.limit + T(1));
+        if (count > 0) {
+            put(Reverse ? n - count : count - lanes, filled_before);
+        }
+        finish_vectors(streamed, 0);
+        if (window < 0 || count == 0) {
+            alignas(A::alignment()) T lane[lanes];
+            value.store_aligned(lane);
+            at.value = lane[0];
+            last_position.store_aligned(lane);
+            at.gap = std::min(T(count - 1) - lane[0], at.limit + T(1));
+        }
         at.seen = xsimd::any(seen);
         return count;
     } else {
