@@ -902,6 +902,10 @@ def test_limit_on_long_lines_and_rows_at_any_thread_count(dtype, threads):
                 check_fill(got, a, axis, decreasing, limit, reset,
                            f"threads={threads} shape={a.shape} axis={axis} decreasing={decreasing} "
                            f"limit={limit} reset={reset is not None}")
+                # in place: each vector's window of the elements before it is read before they are written
+                inplace = a.copy()
+                ffill(inplace, axis, decreasing, limit=limit, reset=reset, out=inplace)
+                assert_same_bits(inplace, got, f"in place, threads={threads} limit={limit}")
     # the rows with one flag a row for every column (reset broadcast along the columns)
     r = resets(rng, (batch.shape[0], 1), 0.02)
     for decreasing in (False, True):

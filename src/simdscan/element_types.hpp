@@ -3,6 +3,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
@@ -43,7 +44,11 @@ decltype(auto) visit_element_types(DataType t, Visit&& visit) {
         case DataType::int64: return visit(ElementTypes<std::uint64_t, std::uint64_t, std::int64_t>{});
         case DataType::uint64: return visit(ElementTypes<std::uint64_t, std::uint64_t>{});
     }
+#if defined(__cpp_exceptions)
     throw std::invalid_argument("unknown data type");
+#else
+    std::abort();  // (the kernels' units, built without exceptions, visit no data type)
+#endif
 }
 
 // Whether every element of From converts exactly to To, a wider type (an input read as its result's type: scan.hpp):

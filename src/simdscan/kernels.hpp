@@ -538,8 +538,8 @@ struct RecurrenceKernels {
     // their end [reverse], from and into `at`: whole vectors of them only; returns how many it walked (the rest is
     // the caller's, element by element with the same selections). Real types only.
     using limited_fill_fn = std::ptrdiff_t (*)(const T* x, T* out, std::ptrdiff_t n, bool streams, FillLanes<T>& at);
-    // The same along FillRows' columns, a row after another, every column.
-    using limited_fill_rows_fn = void (*)(const FillRows<T>& rows);
+    // The same along FillRows' columns, a row after another, every column (streamed where `streams`).
+    using limited_fill_rows_fn = void (*)(const FillRows<T>& rows, bool streams);
     span_fn span[2];  // [reverse]
     rows_fn rows;
     limited_fill_fn limited_fill[2];  // [reverse]

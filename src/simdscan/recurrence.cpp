@@ -360,7 +360,8 @@ public:
         if (staged_out) {
             span.out = buffers.values;  // (over the staged b, as in place)
         }
-        const auto pair = kernel_(span, state, detail::RecurrenceModes{writes, desc_.exclusive, streams_ && !staged_out});
+        const auto pair =
+            kernel_(span, state, detail::RecurrenceModes{writes, desc_.exclusive, streams_ && !staged_out});
         if (writes && staged_out) {
             scatter(buffers.values, out, desc_.out_strides.step, count);
         }
@@ -929,7 +930,8 @@ bool fill_elements(const T* in, T* out, std::ptrdiff_t n, const std::uint8_t* st
         if constexpr (std::is_floating_point<T>::value) {
             if (fills_by_vectors<T>(limit)) {
                 const T beyond = T(limit + 1);
-                detail::FillLanes<T> lanes{state.value, state.has ? std::min(T(state.gap), beyond) : beyond, T(limit), false};
+                detail::FillLanes<T> lanes{state.value, state.has ? std::min(T(state.gap), beyond) : beyond, T(limit),
+                                           false};
                 const std::ptrdiff_t low = reverse ? n - end : k;  // the run's lowest index
                 walked = detail::active_kernels().recurrence.get<T>().limited_fill[reverse](in + low, out + low,
                                                                                              end - k, streams, lanes);
@@ -998,7 +1000,7 @@ bool fill_chunk(const RecurrenceJob& desc, std::ptrdiff_t l, std::ptrdiff_t k, b
 
 // A fill's rows (the rows path: each tile's columns walked a row after another, their states in arrays).
 template <class T>
-void fill_rows(const RecurrenceJob& desc, std::size_t threads) {
+void fill_rows(const RecurrenceJob& desc, std::size_t threads, bool streams) {
     const std::ptrdiff_t width = tile_width<T>(desc.lines, desc.columns, threads);
     const std::ptrdiff_t tiles = (desc.columns + width - 1) / width;
     const bool reverse = desc.direction == AxisDirection::decreasing;
@@ -1031,7 +1033,7 @@ void fill_rows(const RecurrenceJob& desc, std::size_t threads) {
                         limit,
                         desc.n,
                         w};
-                    detail::active_kernels().recurrence.get<T>().limited_fill_rows(rows);
+                    detail::active_kernels().recurrence.get<T>().limited_fill_rows(rows, streams);
                     continue;
                 }
             }
@@ -1065,13 +1067,12 @@ template <class T>
 void fill_lines(const RecurrenceJob& desc) {
     const std::ptrdiff_t lines = desc.lines * desc.columns;
     const std::size_t threads = threads_of(desc, 2 * lines * desc.n * std::ptrdiff_t(sizeof(T)));
-    if (desc.columns > 1) {
-        return fill_rows<T>(desc, threads);
-    }
     const std::ptrdiff_t elements = lines * desc.n;
     const bool streams = streams_outputs<T>(desc.out, {desc.b}, elements, elements * std::ptrdiff_t(sizeof(T)));
     const std::ptrdiff_t chunks = (desc.n + chunk - 1) / chunk;
-    if (std::ptrdiff_t(threads) <= lines || chunks == 1 || threads <= 2) {
+    if (desc.columns > 1) {
+        fill_rows<T>(desc, threads, streams);
+    } else if (std::ptrdiff_t(threads) <= lines || chunks == 1 || threads <= 2) {
         detail::parallel_ranges(lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
             for (std::ptrdiff_t l = begin; l < end; ++l) {
                 FillState<T> at;
@@ -1080,33 +1081,32 @@ void fill_lines(const RecurrenceJob& desc) {
                 }
             }
         });
-        detail::order_streamed_stores();  // what this thread streamed (the pool's threads order their own)
-        return;
-    }
-    for (std::ptrdiff_t l = 0; l < lines; ++l) {
-        std::vector<FillState<T>> states(static_cast<std::size_t>(chunks));
-        std::vector<char> own(static_cast<std::size_t>(chunks));
-        detail::parallel_ranges(chunks - 1, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-            for (std::ptrdiff_t k = begin; k < end; ++k) {
-                own[std::size_t(k)] = fill_chunk<T>(desc, l, k, false, false, states[std::size_t(k + 1)]) ? 1 : 0;
+    } else {
+        for (std::ptrdiff_t l = 0; l < lines; ++l) {
+            std::vector<FillState<T>> states(static_cast<std::size_t>(chunks));
+            std::vector<char> own(static_cast<std::size_t>(chunks));
+            detail::parallel_ranges(chunks - 1, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+                for (std::ptrdiff_t k = begin; k < end; ++k) {
+                    own[std::size_t(k)] = fill_chunk<T>(desc, l, k, false, false, states[std::size_t(k + 1)]) ? 1 : 0;
+                }
+            });
+            // The state before chunk k + 1: chunk k's own, or the one before chunk k moved on by its elements.
+            for (std::ptrdiff_t k = 0; k + 1 < chunks; ++k) {
+                if (own[std::size_t(k)] == 0) {
+                    FillState<T> moved = states[std::size_t(k)];
+                    moved.gap += std::min(chunk, desc.n - k * chunk);
+                    states[std::size_t(k + 1)] = moved;
+                }
             }
-        });
-        // The state before chunk k + 1: chunk k's own, or the one before chunk k moved on by its elements.
-        for (std::ptrdiff_t k = 0; k + 1 < chunks; ++k) {
-            if (own[std::size_t(k)] == 0) {
-                FillState<T> moved = states[std::size_t(k)];
-                moved.gap += std::min(chunk, desc.n - k * chunk);
-                states[std::size_t(k + 1)] = moved;
-            }
+            detail::parallel_ranges(chunks, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+                for (std::ptrdiff_t k = begin; k < end; ++k) {
+                    FillState<T> at = states[std::size_t(k)];
+                    fill_chunk<T>(desc, l, k, true, streams, at);
+                }
+            });
         }
-        detail::parallel_ranges(chunks, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-            for (std::ptrdiff_t k = begin; k < end; ++k) {
-                FillState<T> at = states[std::size_t(k)];
-                fill_chunk<T>(desc, l, k, true, streams, at);
-            }
-        });
     }
-    detail::order_streamed_stores();
+    detail::order_streamed_stores();  // what this thread streamed (the pool's threads order their own)
 }
 
 // A job on its runner.

@@ -715,7 +715,7 @@ SIMDSCAN_FLATTEN std::ptrdiff_t limited_fill(const T* x, T* out, std::ptrdiff_t 
         const std::ptrdiff_t count = n / lanes * lanes;
         const std::ptrdiff_t window = at.limit < T(lanes) ? std::ptrdiff_t(at.limit) : -1;
         const std::ptrdiff_t behind = Reverse ? 1 : -1;  // the walk's step back, in elements
-        B filled_before(T(0));  // the vector before's outputs, stored once the next one's window is loaded (out may be x)
+        B filled_before(T(0));  // the vector before's outputs, stored once the next window is loaded (out may be x)
         auto streamed = span_outputs<A, T, Reverse, Lanes<A>::streams>(out);
         const auto put = [&](std::ptrdiff_t i, const B& filled) {
             if (streams && Lanes<A>::streams) {
@@ -788,47 +788,64 @@ SIMDSCAN_FLATTEN std::ptrdiff_t limited_fill(const T* x, T* out, std::ptrdiff_t 
     }
 }
 
-// RecurrenceKernels::limited_fill_rows: a row after another, each vector of columns with its states loaded from the
-// arrays and stored back (they stay in the cache: the runner's tiles are narrow), the columns beyond the last vector
-// one by one with the same selections.
-template <class A, class T>
-void limited_fill_rows(const FillRows<T>& given) {
-    const FillRows<T> rows = given;  // (a copy: the stores may alias the caller's struct)
+// Columns [from, to) of FillRows' rows [r0, r1), one element at a time, with limited_fill_rows' selections.
+template <class T>
+void fill_columns(const FillRows<T>& rows, std::ptrdiff_t from, std::ptrdiff_t to, std::ptrdiff_t r0,
+                  std::ptrdiff_t r1) {
     const T beyond = rows.limit + T(1);
-    std::ptrdiff_t whole = 0;
-    if constexpr (is_vectorized<A, T>()) {
-        whole = rows.w / std::ptrdiff_t(xsimd::batch<T, A>::size) * std::ptrdiff_t(xsimd::batch<T, A>::size);
-    }
-    for (std::ptrdiff_t r = 0; r < rows.rows; ++r) {
-        if (r > 0 && rows.starts != nullptr) {
-            const std::uint8_t* flags = row_of(rows.starts, rows.starts_step, r - 1);
-            for (std::ptrdiff_t j = 0; j < rows.w; ++j) {
-                rows.gaps[j] = flags[j * rows.starts_column] != 0 ? beyond : rows.gaps[j];
-            }
-        }
+    for (std::ptrdiff_t r = r0; r < r1; ++r) {
+        const std::uint8_t* flags = r > 0 && rows.starts != nullptr ? row_of(rows.starts, rows.starts_step, r - 1)
+                                                                     : nullptr;
         const T* x = row_of(rows.x, rows.x_step, r);
         T* out = row_of(rows.out, rows.out_step, r);
+        for (std::ptrdiff_t j = from; j < to; ++j) {
+            const T v = x[j];
+            const bool number = !is_nan(v);
+            const T gap = flags != nullptr && flags[j * rows.starts_column] != 0 ? beyond : rows.gaps[j];
+            rows.gaps[j] = number ? T(0) : std::min(gap + T(1), beyond);
+            rows.values[j] = number ? v : rows.values[j];
+            out[j] = number || rows.gaps[j] > rows.limit ? v : rows.values[j];
+        }
+    }
+}
+
+// RecurrenceKernels::limited_fill_rows: bands of rows (as recur_rows'), each walked a vector of columns at a time with
+// the columns' states in registers through the band; the columns before the first vector that out's rows align for
+// streaming and after the last vector one by one (fill_columns).
+template <class A, class T>
+void limited_fill_rows(const FillRows<T>& given, bool streams) {
+    const FillRows<T> rows = given;  // (a copy: the stores may alias the caller's struct)
+    const auto [head, whole, streamed] = row_vectors<A>(rows.out, rows.out_step, rows.w, streams);
+    for (std::ptrdiff_t r0 = 0; r0 < rows.rows; r0 += recurrence_band_rows) {
+        const std::ptrdiff_t r1 = std::min(rows.rows, r0 + recurrence_band_rows);
         if constexpr (is_vectorized<A, T>()) {
             using B = xsimd::batch<T, A>;
             constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
-            for (std::ptrdiff_t j = 0; j < whole; j += lanes) {
-                const B v = B::load_unaligned(x + j);
-                const auto number = !is_nan(v);
-                const B gap = xsimd::select(number, B(T(0)),
-                                            xsimd::min(B::load_unaligned(rows.gaps + j) + B(T(1)), B(beyond)));
-                const B value = xsimd::select(number, v, B::load_unaligned(rows.values + j));
-                xsimd::select(number | (gap > B(rows.limit)), v, value).store_unaligned(out + j);
+            const B zero(T(0)), one(T(1)), limit(rows.limit), beyond(rows.limit + T(1));
+            for (std::ptrdiff_t j = head; j < whole; j += lanes) {
+                B gap = B::load_unaligned(rows.gaps + j), value = B::load_unaligned(rows.values + j);
+                for (std::ptrdiff_t r = r0; r < r1; ++r) {
+                    if (r > 0 && rows.starts != nullptr) {
+                        const std::uint8_t* flags = row_of(rows.starts, rows.starts_step, r - 1);
+                        alignas(A::alignment()) T begins[lanes];
+                        for (std::ptrdiff_t i = 0; i < lanes; ++i) {
+                            begins[i] = T(flags[(j + i) * rows.starts_column]);
+                        }
+                        gap = xsimd::select(B::load_aligned(begins) != zero, beyond, gap);
+                    }
+                    const B v = B::load_unaligned(row_of(rows.x, rows.x_step, r) + j);
+                    const auto number = !is_nan(v);
+                    gap = xsimd::select(number, zero, xsimd::min(gap + one, beyond));
+                    value = xsimd::select(number, v, value);
+                    store_or_stream(row_of(rows.out, rows.out_step, r) + j,
+                                    xsimd::select(number | (gap > limit), v, value), streamed);
+                }
                 gap.store_unaligned(rows.gaps + j);
                 value.store_unaligned(rows.values + j);
             }
         }
-        for (std::ptrdiff_t j = whole; j < rows.w; ++j) {
-            const T v = x[j];
-            const bool number = !is_nan(v);
-            rows.gaps[j] = number ? T(0) : std::min(rows.gaps[j] + T(1), beyond);
-            rows.values[j] = number ? v : rows.values[j];
-            out[j] = number || rows.gaps[j] > rows.limit ? v : rows.values[j];
-        }
+        fill_columns(rows, 0, head, r0, r1);
+        fill_columns(rows, whole, rows.w, r0, r1);
     }
 }
 
