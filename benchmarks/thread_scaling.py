@@ -4,8 +4,11 @@
 
 For each thread count t: simdscan.cumsum of a 1-D float32 array (and a 4096-column 2-D one along axis 0, and a
 1-D float64 one of the same bytes in 1000 segments, reset=), simdscan.linear_recurrence of a 1-D float64 one with
-a = 0.99 and simdscan.ewm_mean of it (alpha 0.01, both adjust modes), with set_num_threads(t), against a t-thread
-copy of the same array (NumPy copies of t contiguous slices from a thread pool; np.copyto releases the GIL). Both write into preallocated outputs, so allocation is not timed.
+a = 0.99 and simdscan.ewm_mean of it (alpha 0.01, both adjust modes), both along axis 0 of a 1000-column one too,
+simdscan.ffill(limit=3) of them with 30% NaN, and discounted_cumsum along axis 0 of the 4096-column float32 one
+(episodes of 200 steps), with set_num_threads(t), against a t-thread copy of the same array (NumPy copies of t
+contiguous slices from a thread pool; np.copyto releases the GIL). Both write into preallocated outputs, so
+allocation is not timed.
 """
 
 from __future__ import annotations
@@ -68,13 +71,23 @@ def main() -> None:
         ("1-D f64 1000 segments", segmented, 0, reset),
     ):
         workloads[name] = (x, cumsum(x, axis, segments))
-    workloads["1-D f64 linear_recurrence a=0.99"] = (
-        recurrence, lambda out: simdscan.linear_recurrence(0.99, recurrence, out=out))
-    for adjust in (True, False):
-        workloads[f"1-D f64 ewm_mean adjust={adjust}"] = (
-            recurrence, lambda out, adjust=adjust: simdscan.ewm_mean(recurrence, alpha=0.01, adjust=adjust, out=out))
+    table = recurrence.reshape(-1, 1000)
+    for name, x, axis in (("1-D f64", recurrence, 0), ("2-D f64 (n/8000, 1000) axis 0", table, 0)):
+        workloads[f"{name} linear_recurrence a=0.99"] = (
+            x, lambda out, x=x, axis=axis: simdscan.linear_recurrence(0.99, x, axis, out=out))
+        for adjust in (True, False):
+            workloads[f"{name} ewm_mean adjust={adjust}"] = (
+                x, lambda out, x=x, axis=axis, adjust=adjust: simdscan.ewm_mean(x, axis, alpha=0.01, adjust=adjust,
+                                                                                out=out))
+    gappy = np.where(rng.random(recurrence.size) < 0.3, np.nan, recurrence)
+    for name, x in (("1-D f64", gappy), ("2-D f64 (n/8000, 1000) axis 0", gappy.reshape(-1, 1000))):
+        workloads[f"{name} ffill limit=3"] = (x, lambda out, x=x: simdscan.ffill(x, 0, limit=3, out=out))
+    rewards = workloads["2-D f32 (n/4096, 4096) axis 0"][0]
+    episodes = rng.random(rewards.shape) < 1 / 200
+    workloads["2-D f32 (n/4096, 4096) axis 0 discounted_cumsum reset="] = (
+        rewards, lambda out: simdscan.discounted_cumsum(rewards, 0.99, 0, reset=episodes, out=out))
     print(f"simdscan {simdscan.__version__}, isa {simdscan.isa()}, {cores} cores, {args.mb} MB float32")
-    print(f"{'workload':32s} {'threads':>7s} {'copy ms':>9s} {'scan ms':>9s} {'scan/copy':>9s} {'GB/s scan':>9s}")
+    print(f"{'workload':56s} {'threads':>7s} {'copy ms':>9s} {'scan ms':>9s} {'scan/copy':>9s} {'GB/s scan':>9s}")
     with ThreadPoolExecutor(max(thread_counts)) as pool:
         for name, (x, scan) in workloads.items():
             out = np.empty_like(x)
@@ -86,9 +99,9 @@ def main() -> None:
                 scan_s = best_time(lambda: scan(out))
                 if reference is None:
                     reference = out.copy()
-                elif not np.array_equal(reference, out):
+                elif not np.array_equal(reference.view(np.uint8), out.view(np.uint8)):  # the bits (NaN included)
                     raise SystemExit(f"{name}: the result with {threads} threads differs from the 1-thread result")
-                print(f"{name:32s} {threads:7d} {copy_s * 1e3:9.2f} {scan_s * 1e3:9.2f} {scan_s / copy_s:9.2f} "
+                print(f"{name:56s} {threads:7d} {copy_s * 1e3:9.2f} {scan_s * 1e3:9.2f} {scan_s / copy_s:9.2f} "
                       f"{2 * x.nbytes / scan_s / 1e9:9.1f}")
 
 
