@@ -52,6 +52,7 @@ def _result_dtype(operands: list[Any], dtype: Any) -> np.dtype:
 #: the dtypes the core computes a result in as they are (native order): an initial state of 0 in each
 _ZEROS = {np.dtype(t): np.zeros((), t) for t in (np.float32, np.float64)}
 _ON_THE_CORE = frozenset(_ZEROS)
+_BOOL = np.dtype(np.bool_)
 
 
 def _as_given(operand: Any, b: np.ndarray, dtype: np.dtype) -> bool:
@@ -163,7 +164,7 @@ def linear_recurrence(a: Any, b: Any, axis: Optional[int] = -1, *, direction: Un
     array([1.   , 1.5  , 1.75 , 1.875])
     """
     if (type(b) is np.ndarray and type(a) is float and initial is None and dtype is None and b.dtype in _ON_THE_CORE
-            and b.ndim and b.size and type(axis) is int and _as_given(reset, b, np.dtype(np.bool_))
+            and b.ndim and b.size and type(axis) is int and _as_given(reset, b, _BOOL)
             and _as_given(out, b, b.dtype) and (out is None or out.flags.writeable)):
         # The common call, whose checks below all pass as they stand: straight to the core (an RL batch's overhead).
         return _core.linear_recurrence(b, np.asarray(a, b.dtype), _ZEROS[b.dtype], reset, out,

@@ -268,6 +268,13 @@ std::size_t threads_of(const RecurrenceJob& desc, std::ptrdiff_t bytes) {
 // the same for every element type.
 constexpr std::ptrdiff_t chunk = std::ptrdiff_t(1) << 15;
 
+// Whether each line of a job (one line a row) walks on one thread, its chunks in turn: unless there are more threads
+// than lines, more than two, and more than a chunk to a line. (The chunks' two passes read the operands twice: on
+// two threads that cost more than the second thread saved: benchmarks/README.md.)
+bool lines_one_thread_each(const RecurrenceJob& desc, std::size_t threads) {
+    return std::ptrdiff_t(threads) <= desc.lines * desc.columns || desc.n <= chunk || threads <= 2;
+}
+
 // Operand `p` (a byte pointer) moved by `strides` to line (l, c)'s element i.
 template <class P>
 P* element_at(P* p, const RecurrenceStrides& strides, std::ptrdiff_t l, std::ptrdiff_t c, std::ptrdiff_t i) {
@@ -526,10 +533,7 @@ void recur_lines(const RecurrenceJob& desc) {
     const std::size_t threads = threads_of(desc, in_bytes + elements * std::ptrdiff_t(sizeof(T)));
     const bool streams = streams_outputs<T>(desc.out, {desc.a, desc.b}, elements, in_bytes);
     if (desc.columns == 1) {
-        // The chunks' two passes read the operands twice: on two threads that cost more than the second thread saved
-        // (benchmarks/README.md).
-        if (std::ptrdiff_t(threads) <= lines || desc.n <= chunk || threads <= 2) {
-            // Each line on one thread, its chunks in turn.
+        if (lines_one_thread_each(desc, threads)) {
             detail::parallel_ranges(lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
                 for (std::ptrdiff_t l = begin; l < end; ++l) {
                     const Line<T> line(desc, l, streams);
@@ -645,8 +649,7 @@ void weighted_mean_lines(const RecurrenceJob& desc, std::size_t threads, bool st
     using Walk = MeanLine<T, Adjust>;
     using State = typename Walk::State;
     const std::ptrdiff_t lines = desc.lines * desc.columns;
-    // The chunks' two passes read the input twice: on two threads that costs more than the second thread saves.
-    if (std::ptrdiff_t(threads) <= lines || desc.n <= chunk || threads <= 2) {
+    if (lines_one_thread_each(desc, threads)) {
         detail::parallel_ranges(lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
             for (std::ptrdiff_t l = begin; l < end; ++l) {
                 const Walk line(desc, l, streams);
@@ -1072,7 +1075,7 @@ void fill_lines(const RecurrenceJob& desc) {
     const std::ptrdiff_t chunks = (desc.n + chunk - 1) / chunk;
     if (desc.columns > 1) {
         fill_rows<T>(desc, threads, streams);
-    } else if (std::ptrdiff_t(threads) <= lines || chunks == 1 || threads <= 2) {
+    } else if (lines_one_thread_each(desc, threads)) {
         detail::parallel_ranges(lines, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
             for (std::ptrdiff_t l = begin; l < end; ++l) {
                 FillState<T> at;
