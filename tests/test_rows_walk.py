@@ -39,24 +39,32 @@ def reset_of(kind, rng, shape):
     return rng.random(shape if kind == "array" else (shape[0], 1)) < 0.03
 
 
+@pytest.mark.parametrize("width", [63, 64])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("a_kind", ["scalar", "array", "per row", "per column"])
 @pytest.mark.parametrize("reset_kind", [None, "array", "per row"])
-def test_columns_are_the_loop_in_the_dtype(dtype, a_kind, reset_kind):
-    """Every variant, with initial per column: exactly the NumPy loop over the rows in the dtype. 63 columns: on every
-    tier's width an odd number of vectors (blocks of four, a pair and a single one) and columns beside them."""
-    rng = np.random.default_rng(seed_of("rows walk", dtype, a_kind, reset_kind))
-    b = rng.standard_normal((ROWS, 63)).astype(dtype)
+def test_columns_are_the_loop_in_the_dtype(dtype, a_kind, reset_kind, width):
+    """Every variant, with initial per column: exactly the NumPy loop over the rows in the dtype, into a new array
+    and in place. 63 columns: on every tier's width an odd number of vectors (blocks of four, a pair and a single one)
+    and columns beside them; 64: blocks of four vectors only, which walk bands of many rows (in place: no streaming
+    stores, whose aligning head of columns would go one by one)."""
+    rng = np.random.default_rng(seed_of("rows walk", dtype, a_kind, reset_kind, width))
+    b = rng.standard_normal((ROWS, width)).astype(dtype)
     a = a_of(a_kind, rng, b.shape, dtype)
     reset = reset_of(reset_kind, rng, b.shape)
-    initial = rng.standard_normal(63).astype(dtype)
+    initial = rng.standard_normal(width).astype(dtype)
     assert walks_rows(b, 0, b.dtype)
     for decreasing, exclusive in VARIANTS:
         direction = "decreasing" if decreasing else "increasing"
+        where = f"{dtype} a {a_kind} reset {reset_kind} {direction} exclusive={exclusive}"
+        want = walked(a, b, 0, decreasing, exclusive, initial, reset)
         got = simdscan.linear_recurrence(a, b, 0, direction=direction, exclusive=exclusive, initial=initial,
                                          reset=reset)
-        want = walked(a, b, 0, decreasing, exclusive, initial, reset)
-        assert_same_bits(got, want, f"{dtype} a {a_kind} reset {reset_kind} {direction} exclusive={exclusive}")
+        assert_same_bits(got, want, where)
+        y = b.copy()
+        simdscan.linear_recurrence(a, y, 0, direction=direction, exclusive=exclusive, initial=initial, reset=reset,
+                                   out=y)
+        assert_same_bits(y, want, f"{where} in place")
 
 
 def placed(columns, width, at):
