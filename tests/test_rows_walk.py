@@ -121,6 +121,29 @@ def test_a_column_has_the_same_bits_at_any_width_place_thread_count_and_out(fami
         assert_same_bits(out[:, 5:8], want, f"{family} {dtype} out {name}")
 
 
+@pytest.mark.usefixtures("restore_thread_count")
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("family", list(FAMILIES) + ["ffill limit=2"])
+def test_tiles_from_where_out_meets_a_cache_line(family, dtype):
+    """Rows of 256 columns (a multiple of 64 bytes apart) written to out at every element offset within a cache
+    line, on 1 to 4 threads: the tiles begin where out's rows meet a cache line (the first takes the columns before),
+    and every column keeps the bits of its walk on one thread into a new array."""
+    call = FAMILIES.get(family, lambda x, **kw: simdscan.ffill(x, 0, limit=2, **kw))
+    rng = np.random.default_rng(seed_of("rows tiles", family, dtype))
+    x = with_gaps(rng, rng.uniform(0.1, 2.0, (ROWS, 256)).astype(dtype))
+    simdscan.set_num_threads(1)
+    want = call(x)
+    size = x.dtype.itemsize
+    for offset in range(0, 64, size):
+        buffer = np.empty(x.nbytes + 128, np.uint8)
+        start = (-buffer.ctypes.data) % 64 + offset
+        out = buffer[start:start + x.nbytes].view(x.dtype).reshape(x.shape)
+        for threads in (1, 2, 3, 4):
+            simdscan.set_num_threads(threads)
+            assert call(x, out=out) is out
+            assert_same_bits(out, want, f"{family} {dtype} out at {offset} bytes past a cache line, {threads} threads")
+
+
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("adjust", [True, False])
 @pytest.mark.parametrize("ignore_na", [False, True])

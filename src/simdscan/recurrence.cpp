@@ -471,29 +471,55 @@ void recur_chunks_in_parallel(const RecurrenceJob& desc, std::size_t threads, bo
 }
 
 // Tiles of a row of columns: wide (16 KiB of each state: whole rows read as one stream beat narrower tiles whose states
-// all stayed in L1), but at least one per thread where the lines are fewer, each a few cache lines wide.
+// all stayed in L1), but at least one per thread where the lines are fewer, each a few cache lines wide (whole ones:
+// every tile but the last whole vectors in every tier). They begin from the first column where out's rows meet a
+// cache line (the first tile takes the columns before it too): where out's rows do not, every tile began with
+// columns one by one before the vectors its streaming stores align (a weighted mean's, a scalar division each).
 template <class T>
-std::ptrdiff_t tile_width(std::ptrdiff_t lines, std::ptrdiff_t columns, std::size_t threads) {
-    const std::ptrdiff_t widest = 16 * 1024 / std::ptrdiff_t(sizeof(T));
-    const std::ptrdiff_t narrowest = 256 / std::ptrdiff_t(sizeof(T));
-    const std::ptrdiff_t per_line = (std::ptrdiff_t(threads) + lines - 1) / lines;
-    return std::min({columns, widest, std::max(narrowest, (columns + per_line - 1) / per_line)});
-}
+class Tiles {
+public:
+    Tiles(const RecurrenceJob& desc, std::size_t threads) : columns_(desc.columns) {
+        const std::ptrdiff_t widest = 16 * 1024 / std::ptrdiff_t(sizeof(T));
+        const std::ptrdiff_t narrowest = 256 / std::ptrdiff_t(sizeof(T));
+        const std::ptrdiff_t per_line = (std::ptrdiff_t(threads) + desc.lines - 1) / desc.lines;
+        const std::ptrdiff_t line = 64 / std::ptrdiff_t(sizeof(T));
+        const std::ptrdiff_t share = ((columns_ + per_line - 1) / per_line + line - 1) / line * line;
+        width_ = std::min({columns_, widest, std::max(narrowest, share)});
+        const auto address = reinterpret_cast<std::uintptr_t>(desc.out);
+        const bool aligned_alike = desc.out_strides.step % 64 == 0 && desc.out_strides.line % 64 == 0;
+        if (aligned_alike && address % sizeof(T) == 0) {
+            shift_ = std::min(columns_, std::ptrdiff_t((64 - address % 64) % 64 / sizeof(T)));
+        }
+        count_ = std::max<std::ptrdiff_t>(1, (columns_ - shift_ + width_ - 1) / width_);
+    }
+    std::ptrdiff_t count() const { return count_; }
+    std::ptrdiff_t widest() const { return width_ + shift_; }
+    // Tile t's first column and its width.
+    std::ptrdiff_t first(std::ptrdiff_t t) const { return t == 0 ? 0 : shift_ + t * width_; }
+    std::ptrdiff_t width(std::ptrdiff_t t) const {
+        return (t + 1 == count_ ? columns_ : shift_ + (t + 1) * width_) - first(t);
+    }
+
+private:
+    std::ptrdiff_t columns_;
+    std::ptrdiff_t width_ = 0;
+    std::ptrdiff_t shift_ = 0;
+    std::ptrdiff_t count_ = 1;
+};
 
 // The rows path: each line's rows walked in order over a tile of columns, every column its own recurrence (no
 // transposing copy); tiles and lines split among the threads, each column's arithmetic the same in any of them.
 template <class T>
 void recur_rows(const RecurrenceJob& desc, std::size_t threads, bool streams) {
     const auto kernel = detail::active_kernels().recurrence.get<T>().rows;
-    const std::ptrdiff_t width = tile_width<T>(desc.lines, desc.columns, threads);
-    const std::ptrdiff_t tiles = (desc.columns + width - 1) / width;
+    const Tiles<T> tiles(desc, threads);
     const bool reverse = desc.direction == AxisDirection::decreasing;
     const std::ptrdiff_t first = reverse ? desc.n - 1 : 0, sign = reverse ? -1 : 1;
-    detail::parallel_ranges(desc.lines * tiles, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-        std::vector<T> states(static_cast<std::size_t>(width)), initial(static_cast<std::size_t>(width));
+    detail::parallel_ranges(desc.lines * tiles.count(), threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+        std::vector<T> states(static_cast<std::size_t>(tiles.widest())), initial(states.size());
         for (std::ptrdiff_t task = begin; task < end; ++task) {
-            const std::ptrdiff_t l = task / tiles, c = task % tiles * width;
-            const std::ptrdiff_t w = std::min(width, desc.columns - c);
+            const std::ptrdiff_t l = task / tiles.count(), c = tiles.first(task % tiles.count());
+            const std::ptrdiff_t w = tiles.width(task % tiles.count());
             for (std::ptrdiff_t j = 0; j < w; ++j) {
                 initial[std::size_t(j)] = *element_at(static_cast<const T*>(desc.initial), desc.initial_strides, l,
                                                       c + j, 0);
@@ -694,15 +720,14 @@ void weighted_mean_rows(const RecurrenceJob& desc, std::size_t threads, bool str
     const auto& kernels = detail::active_kernels().recurrence.get<T>();
     const T decay = T(1.0 - desc.weighting.alpha), alpha = T(desc.weighting.alpha);
     const bool adjust = desc.weighting.adjust, ignore_na = desc.weighting.ignore_na;
-    const std::ptrdiff_t width = tile_width<T>(desc.lines, desc.columns, threads);
-    const std::ptrdiff_t tiles = (desc.columns + width - 1) / width;
-    detail::parallel_ranges(desc.lines * tiles, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-        const std::size_t w_max = static_cast<std::size_t>(width);
+    const Tiles<T> tiles(desc, threads);
+    detail::parallel_ranges(desc.lines * tiles.count(), threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+        const std::size_t w_max = static_cast<std::size_t>(tiles.widest());
         std::vector<T> totals(w_max), weights(w_max), means(w_max);
         std::vector<std::uint8_t> few(w_max);
         for (std::ptrdiff_t task = begin; task < end; ++task) {
-            const std::ptrdiff_t l = task / tiles, c = task % tiles * width;
-            const std::ptrdiff_t w = std::min(width, desc.columns - c);
+            const std::ptrdiff_t l = task / tiles.count(), c = tiles.first(task % tiles.count());
+            const std::ptrdiff_t w = tiles.width(task % tiles.count());
             const detail::WeightedMeanState<T> sums;
             const detail::RecursiveMeanState<T> recursion;
             std::fill(totals.begin(), totals.end(), sums.totals);
@@ -1004,15 +1029,14 @@ bool fill_chunk(const RecurrenceJob& desc, std::ptrdiff_t l, std::ptrdiff_t k, b
 // A fill's rows (the rows path: each tile's columns walked a row after another, their states in arrays).
 template <class T>
 void fill_rows(const RecurrenceJob& desc, std::size_t threads, bool streams) {
-    const std::ptrdiff_t width = tile_width<T>(desc.lines, desc.columns, threads);
-    const std::ptrdiff_t tiles = (desc.columns + width - 1) / width;
+    const Tiles<T> tiles(desc, threads);
     const bool reverse = desc.direction == AxisDirection::decreasing;
-    detail::parallel_ranges(desc.lines * tiles, threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-        std::vector<FillState<T>> states(static_cast<std::size_t>(width));
+    detail::parallel_ranges(desc.lines * tiles.count(), threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+        std::vector<FillState<T>> states(static_cast<std::size_t>(tiles.widest()));
         std::vector<T> values, gaps;
         for (std::ptrdiff_t task = begin; task < end; ++task) {
-            const std::ptrdiff_t l = task / tiles, c = task % tiles * width;
-            const std::ptrdiff_t w = std::min(width, desc.columns - c);
+            const std::ptrdiff_t l = task / tiles.count(), c = tiles.first(task % tiles.count());
+            const std::ptrdiff_t w = tiles.width(task % tiles.count());
             if constexpr (std::is_floating_point<T>::value) {
                 if (fills_by_vectors<T>(desc.fill_limit)) {
                     const T limit = T(desc.fill_limit);

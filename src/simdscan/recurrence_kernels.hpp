@@ -231,6 +231,24 @@ inline bool any_flag(const std::uint8_t* flags, std::ptrdiff_t n) {
 // walk alone.
 constexpr std::ptrdiff_t recurrence_band_rows = 8;
 
+// Rows [r0, r1) of w elements at `at` (rows `step` bytes apart, clipped to `rows`) asked into the caches, a cache
+// line at a time, where they are narrower than 2 KiB: a narrow tile's rows lie in as many pages, which the
+// processor's prefetchers do not follow (16 threads walking tiles of 64 columns down the rows waited on every row);
+// wider ones they follow, and asked for as well they left the caches before their turn.
+template <bool ForWriting = false, class T>
+void prefetch_rows(const T* at, std::ptrdiff_t step, std::ptrdiff_t w, std::ptrdiff_t r0, std::ptrdiff_t r1,
+                   std::ptrdiff_t rows) {
+    if (w * std::ptrdiff_t(sizeof(T)) >= 2048) {
+        return;
+    }
+    for (std::ptrdiff_t r = r0; r < std::min(r1, rows); ++r) {
+        const char* row = reinterpret_cast<const char*>(row_of(at, step, r));
+        for (std::ptrdiff_t b = 0; b < w * std::ptrdiff_t(sizeof(T)); b += 64) {
+            prefetch<ForWriting>(row + b);
+        }
+    }
+}
+
 // y's lanes whose column begins a segment (a nonzero flag of `flags`, one a column) set to their initial states:
 // int32 lanes from as many flag bytes, one register of them to a float32 vector, or to two float64 ones.
 template <class A, class B, std::ptrdiff_t K>
@@ -350,6 +368,10 @@ void recur_rows(const RecurrenceRows<T>& given, bool exclusive, bool streams) {
     }
     for (std::ptrdiff_t r0 = 0; r0 < rows.rows; r0 += band) {
         const std::ptrdiff_t r1 = std::min(rows.rows, r0 + band);
+        prefetch_rows(rows.b, rows.b_step, rows.w, r1, r1 + band, rows.rows);
+        if (rows.a != nullptr && !rows.a_every_column) {
+            prefetch_rows(rows.a, rows.a_step, rows.w, r1, r1 + band, rows.rows);
+        }
         if constexpr (is_vectorized<A, T>()) {
             using B = xsimd::batch<T, A>;
             constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
@@ -483,6 +505,7 @@ SIMDSCAN_ALWAYS_INLINE void walk_mean_bands(const WeightedMeanRows<T>& rows, con
     const auto [head, whole, streamed] = row_vectors<A>(rows.out, rows.out_step, rows.w, streams);
     for (std::ptrdiff_t r0 = 0; r0 < rows.rows; r0 += recurrence_band_rows) {
         const std::ptrdiff_t r1 = std::min(rows.rows, r0 + recurrence_band_rows);
+        prefetch_rows(rows.x, rows.x_step, rows.w, r1, r1 + recurrence_band_rows, rows.rows);
         if constexpr (is_vectorized<A, T>()) {
             constexpr std::ptrdiff_t lanes = std::ptrdiff_t(xsimd::batch<T, A>::size);
             for (std::ptrdiff_t j = head; j < whole; j += lanes) {
@@ -830,6 +853,7 @@ void limited_fill_rows(const FillRows<T>& given, bool streams) {
     const auto [head, whole, streamed] = row_vectors<A>(rows.out, rows.out_step, rows.w, streams);
     for (std::ptrdiff_t r0 = 0; r0 < rows.rows; r0 += recurrence_band_rows) {
         const std::ptrdiff_t r1 = std::min(rows.rows, r0 + recurrence_band_rows);
+        prefetch_rows(rows.x, rows.x_step, rows.w, r1, r1 + recurrence_band_rows, rows.rows);
         if constexpr (is_vectorized<A, T>()) {
             using B = xsimd::batch<T, A>;
             constexpr std::ptrdiff_t lanes = std::ptrdiff_t(B::size);
