@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -236,7 +237,7 @@ constexpr std::ptrdiff_t recurrence_band_rows = 8;
 // pages, which the processor's prefetchers do not follow (16 threads walking tiles of 64 columns down the rows
 // waited on every row). Wider rows they follow, and asked for as well they left the caches before their turn; rows
 // closer together they take for one stream ((2048, 64) float32: 25 -> 29 us with every row asked for).
-template <bool ForWriting = false, class T>
+template <class T>
 void prefetch_rows(const T* at, std::ptrdiff_t step, std::ptrdiff_t w, std::ptrdiff_t r0, std::ptrdiff_t r1,
                    std::ptrdiff_t rows) {
     if (w * std::ptrdiff_t(sizeof(T)) >= 2048 || std::abs(step) < 4096) {
@@ -245,7 +246,7 @@ void prefetch_rows(const T* at, std::ptrdiff_t step, std::ptrdiff_t w, std::ptrd
     for (std::ptrdiff_t r = r0; r < std::min(r1, rows); ++r) {
         const char* row = reinterpret_cast<const char*>(row_of(at, step, r));
         for (std::ptrdiff_t b = 0; b < w * std::ptrdiff_t(sizeof(T)); b += 64) {
-            prefetch<ForWriting>(row + b);
+            prefetch(row + b);
         }
     }
 }
