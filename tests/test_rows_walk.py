@@ -45,8 +45,8 @@ def reset_of(kind, rng, shape):
 @pytest.mark.parametrize("reset_kind", [None, "array", "per row"])
 def test_columns_are_the_loop_in_the_dtype(dtype, a_kind, reset_kind, width):
     """Every variant, with initial per column: exactly the NumPy loop over the rows in the dtype, into a new array
-    and in place. 63 columns: on every tier's width an odd number of vectors (blocks of four, a pair and a single one)
-    and columns beside them; 64: blocks of four vectors only, which walk bands of many rows (in place: no streaming
+    and in place. 63 columns: on every tier's width an odd number of vectors (blocks of four and single ones) and
+    columns beside them; 64: blocks of four vectors only, which walk bands of many rows (in place: no streaming
     stores, whose aligning head of columns would go one by one)."""
     rng = np.random.default_rng(seed_of("rows walk", dtype, a_kind, reset_kind, width))
     b = rng.standard_normal((ROWS, width)).astype(dtype)

@@ -494,10 +494,14 @@ public:
     }
     std::ptrdiff_t count() const { return count_; }
     std::ptrdiff_t widest() const { return width_ + shift_; }
-    // Tile t's first column and its width.
-    std::ptrdiff_t first(std::ptrdiff_t t) const { return t == 0 ? 0 : shift_ + t * width_; }
-    std::ptrdiff_t width(std::ptrdiff_t t) const {
-        return (t + 1 == count_ ? columns_ : shift_ + (t + 1) * width_) - first(t);
+    // Task k of a job's lines times tiles: its line, its tile's first column and width.
+    struct Tile {
+        std::ptrdiff_t line, first, width;
+    };
+    Tile of(std::ptrdiff_t task) const {
+        const std::ptrdiff_t t = task % count_;
+        const std::ptrdiff_t first = t == 0 ? 0 : shift_ + t * width_;
+        return {task / count_, first, (t + 1 == count_ ? columns_ : shift_ + (t + 1) * width_) - first};
     }
 
 private:
@@ -518,8 +522,7 @@ void recur_rows(const RecurrenceJob& desc, std::size_t threads, bool streams) {
     detail::parallel_ranges(desc.lines * tiles.count(), threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
         std::vector<T> states(static_cast<std::size_t>(tiles.widest())), initial(states.size());
         for (std::ptrdiff_t task = begin; task < end; ++task) {
-            const std::ptrdiff_t l = task / tiles.count(), c = tiles.first(task % tiles.count());
-            const std::ptrdiff_t w = tiles.width(task % tiles.count());
+            const auto [l, c, w] = tiles.of(task);
             for (std::ptrdiff_t j = 0; j < w; ++j) {
                 initial[std::size_t(j)] = *element_at(static_cast<const T*>(desc.initial), desc.initial_strides, l,
                                                       c + j, 0);
@@ -726,8 +729,7 @@ void weighted_mean_rows(const RecurrenceJob& desc, std::size_t threads, bool str
         std::vector<T> totals(w_max), weights(w_max), means(w_max);
         std::vector<std::uint8_t> few(w_max);
         for (std::ptrdiff_t task = begin; task < end; ++task) {
-            const std::ptrdiff_t l = task / tiles.count(), c = tiles.first(task % tiles.count());
-            const std::ptrdiff_t w = tiles.width(task % tiles.count());
+            const auto [l, c, w] = tiles.of(task);
             const detail::WeightedMeanState<T> sums;
             const detail::RecursiveMeanState<T> recursion;
             std::fill(totals.begin(), totals.end(), sums.totals);
@@ -1035,8 +1037,7 @@ void fill_rows(const RecurrenceJob& desc, std::size_t threads, bool streams) {
         std::vector<FillState<T>> states(static_cast<std::size_t>(tiles.widest()));
         std::vector<T> values, gaps;
         for (std::ptrdiff_t task = begin; task < end; ++task) {
-            const std::ptrdiff_t l = task / tiles.count(), c = tiles.first(task % tiles.count());
-            const std::ptrdiff_t w = tiles.width(task % tiles.count());
+            const auto [l, c, w] = tiles.of(task);
             if constexpr (std::is_floating_point<T>::value) {
                 if (fills_by_vectors<T>(desc.fill_limit)) {
                     const T limit = T(desc.fill_limit);

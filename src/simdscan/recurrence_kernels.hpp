@@ -792,32 +792,33 @@ SIMDSCAN_FLATTEN std::ptrdiff_t limited_fill(const T* x, T* out, std::ptrdiff_t 
                 put(first + lanes * behind, filled_before);
             }
             filled_before = filled;
-            if (window >= 0 && k + lanes == count) {
-                // The state from the last vector alone: a number further back lies beyond the limit.
-                alignas(A::alignment()) T walked[lanes];
-                v.store_aligned(walked);
-                at.gap = at.limit + T(1);
-                for (std::ptrdiff_t j = 0; j < lanes; ++j) {
-                    const T element = walked[Reverse ? j : lanes - 1 - j];
-                    if (!is_nan(element)) {
-                        at.gap = std::min(T(j), at.gap);  // (kept at limit + 1 beyond it)
-                        at.value = element;
-                        break;
-                    }
+        }
+        const std::ptrdiff_t last_first = Reverse ? n - count : count - lanes;  // the last vector walked
+        if (window >= 0 && count > 0) {
+            // The state from the last vector alone (read before its outputs are stored: out may be x): a number
+            // further back lies beyond the limit.
+            alignas(A::alignment()) T walked[lanes];
+            B::load_unaligned(x + last_first).store_aligned(walked);
+            at.gap = at.limit + T(1);
+            for (std::ptrdiff_t j = 0; j < lanes; ++j) {
+                const T element = walked[Reverse ? j : lanes - 1 - j];
+                if (!is_nan(element)) {
+                    at.gap = std::min(T(j), at.gap);  // (kept at limit + 1 beyond it)
+                    at.value = element;
+                    break;
                 }
             }
-        }
-        if (count > 0) {
-            put(Reverse ? n - count : count - lanes, filled_before);
-        }
-        finish_vectors(streamed, 0);
-        if (window < 0 || count == 0) {
+        } else {
             alignas(A::alignment()) T lane[lanes];
             value.store_aligned(lane);
             at.value = lane[0];
             last_position.store_aligned(lane);
             at.gap = std::min(T(count - 1) - lane[0], at.limit + T(1));
         }
+        if (count > 0) {
+            put(last_first, filled_before);
+        }
+        finish_vectors(streamed, 0);
         at.seen = xsimd::any(seen);
         return count;
     } else {
