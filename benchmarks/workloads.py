@@ -150,12 +150,16 @@ WORKLOADS = [
     Workload((10_000_000,), "float64", op="ewm_mean", quick_shape=(625_000,), note=" alpha=0.01"),
     Workload((10_000_000,), "float64", op="ewm_mean", quick_shape=(625_000,), note=" alpha=0.01 adjust=False"),
     Workload((10_000_000,), "float64", op="linear_recurrence", step=2, quick_shape=(625_000,), note=" a=0.99"),
+    # Stored otherwise than computed: float16 (in float32) and byte-swapped, converted a chunk at a time.
+    Workload((10_000_000,), "float16", op="linear_recurrence", quick_shape=(625_000,), note=" a=0.99"),
+    Workload((10_000_000,), "float64", op="ewm_mean", byteswapped=True, quick_shape=(625_000,), note=" alpha=0.01"),
     # Along an outer axis: a DataFrame's columns, and rewards of a batch of environments, time along axis 0 (its
     # segments: episodes of each column, on average, begun at random rows).
     Workload((10_000, 1000), "float64", axis=0, op="linear_recurrence", quick_shape=(2500, 250), note=" a=0.99"),
     Workload((10_000, 1000), "float64", axis=0, op="ewm_mean", quick_shape=(2500, 250), note=" alpha=0.01"),
     Workload((10_000, 1000), "float64", axis=0, op="ewm_mean", quick_shape=(2500, 250),
              note=" alpha=0.01 adjust=False"),
+    Workload((10_000, 1000), "float16", axis=0, op="ewm_mean", quick_shape=(2500, 250), note=" alpha=0.01"),
     *(Workload(shape, "float32", axis=0, op="discounted_cumsum", segments=shape[0] // 200 + 1, note=" gamma=0.99")
       for shape in ((128, 4096), (2048, 64))),
     # The same batch's transpose along axis 1 (environments by time: the same memory, walked as its rows).
@@ -417,6 +421,8 @@ def pandas_scan_fn(pandas: Any, w: Workload, x: np.ndarray[Any, Any],
     if not (w.segments or w.labels or w.op in ("ffill", "ewm_mean")):
         raise TypeError("pandas rows are the segmented and grouped scans, ffill and ewm_mean")
     limit = w.limit or None
+    if not x.dtype.isnative:  # (pandas' kernels take native order only: the data as a user would convert it, untimed)
+        x = x.astype(x.dtype.newbyteorder("="))
     if x.ndim > 1:
         if w.op not in ("ewm_mean", "ffill") or w.axis != 0:
             raise TypeError("pandas' rows of 2-D arrays: ewm_mean and ffill along axis 0 (a DataFrame's columns)")

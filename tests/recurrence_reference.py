@@ -196,13 +196,12 @@ def _merge(shape, strides):
     return size, stride
 
 
-def walks_rows(b, axis, dtype):
-    """The README's rule (determinism): linear_recurrence walks b's lines a row of columns at a time where b (as
-    the computing dtype: converted, where it is of another, in the layout NumPy's astype gives) has more than one
-    element along ``axis`` and after it, those axes contiguous (whatever the axes before it); or else more than one
-    element in the axes that lie closer together in memory than ``axis``, those contiguous (taken widest first)."""
+def walks_rows(b, axis):
+    """The README's rule (determinism): linear_recurrence walks b's lines a row of columns at a time where b (as it
+    lies, whatever its dtype: the core converts it where it lies) has more than one element along ``axis`` and after
+    it, those axes contiguous (whatever the axes before it); or else more than one element in the axes that lie
+    closer together in memory than ``axis``, those contiguous (taken widest first)."""
     x = np.asarray(b)
-    x = x if x.dtype == compute_dtype(dtype) else x.astype(compute_dtype(dtype))
     axis = normalize_axis_index(axis, x.ndim)
     if x.shape[axis] <= 1:
         return False
@@ -215,7 +214,7 @@ def walks_rows(b, axis, dtype):
     return False
 
 
-def as_walked_by(values, b, axis, dtype):
+def as_walked_by(values, b, axis):
     """A contiguous copy of ``values`` that linear_recurrence walks as it walks ``b`` (``walks_rows``): its rows of
     columns (b's order of axes in memory, where of b's shape), or its lines laid out contiguous; None passes
     through."""
@@ -223,7 +222,7 @@ def as_walked_by(values, b, axis, dtype):
         return values
     values = np.asarray(values)
     values = np.array(values, values.dtype.newbyteorder("="))
-    if walks_rows(b, axis, dtype) or values.ndim == 1:
+    if walks_rows(b, axis) or values.ndim == 1:
         if values.ndim > 1 and values.shape == np.shape(b):
             laid = np.empty_like(np.asarray(b), dtype=values.dtype)
             laid[...] = values

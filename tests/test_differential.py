@@ -1039,7 +1039,7 @@ def test_recurrence(seed):
             return (al, target), target, ({"initial": target[at]} if view_init and n else {})
 
         consistency_recurrence(case, call, (al, bl), fresh, in_place, view_init and n, at, kw,
-                               (lambda x: walks_rows(x, axis, rdt), check))
+                               (lambda x: walks_rows(x, axis), check))
 
 
 def consistency_recurrence(case, call, args, fresh, in_place, view_init, at, kw, walk):
@@ -1100,7 +1100,7 @@ def test_ewm(seed):
         fresh = call(a)
         check_ewm(fresh, np.asarray(a), axis, "result", relative, **params)
         consistency(case, call, (a,), fresh, scan_in_place(case, "ewm", a, {}, fresh),
-                    walk=(lambda y: walks_rows(y, axis, fresh.dtype),
+                    walk=(lambda y: walks_rows(y, axis),
                           lambda got, where: check_ewm(np.asarray(got, native(got.dtype)), np.asarray(a), axis, where,
                                                        relative, **params)))
 

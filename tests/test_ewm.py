@@ -316,7 +316,7 @@ def test_layouts(layout, dtype):
     x = apply_layout(base, layout)
     snap = snapshot(x)
     for axis in (0, 1, -1):
-        c = as_walked_by(x, x, axis, ewm_result_dtype(x.dtype))
+        c = as_walked_by(x, x, axis)
         for adjust, ignore_na in MODES:
             params = {"halflife": 3.0, "adjust": adjust, "ignore_na": ignore_na}
             got = simdscan.ewm_mean(x, axis, **params)
@@ -355,7 +355,7 @@ def test_in_place(layout, dtype):
         for adjust, ignore_na in MODES:
             params = {"com": 2.0, "adjust": adjust, "ignore_na": ignore_na}
             x = apply_layout(base, layout)
-            want = simdscan.ewm_mean(as_walked_by(base, x, axis, base.dtype), axis, **params)
+            want = simdscan.ewm_mean(as_walked_by(base, x, axis), axis, **params)
             assert simdscan.ewm_mean(x, axis, out=x, **params) is x
             assert_same_bits(x, want, f"in place {layout} axis={axis} {params}")
 

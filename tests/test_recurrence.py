@@ -825,11 +825,11 @@ def test_layouts(layout, dtype):
                 where = f"{layout} {dtype} {shape} axis={axis} {variant_name(decreasing, exclusive)}"
                 got = lr(a, b, axis, decreasing, exclusive, initial=initial, reset=reset)
                 # Copies walked as b is: its rows of columns, or contiguous lines.
-                want = lr(as_walked_by(a0, b, axis, rdt), as_walked_by(b0, b, axis, rdt), axis, decreasing, exclusive,
+                want = lr(as_walked_by(a0, b, axis), as_walked_by(b0, b, axis), axis, decreasing, exclusive,
                           reset=None if reset is None else np.array(reset),
                           initial=None if initial is None else np.array(initial))
                 assert_same_bits(got, want, where)
-                if walks_rows(b, axis, rdt) and rdt.kind == "f":
+                if walks_rows(b, axis) and rdt.kind == "f":
                     assert_same_bits(got, walked(a0, b0, axis, decreasing, exclusive, initial, reset), where)
                 check_recurrence(got, a0, b0, axis, decreasing, exclusive, initial, reset, where=where)
         for x, snap, what in snaps:
@@ -873,7 +873,7 @@ def test_in_place(layout, dtype):
         for decreasing, exclusive in VARIANTS:
             where = f"{layout} {dtype} axis={axis} {variant_name(decreasing, exclusive)}"
             b, a = apply_layout(b0, layout), apply_layout(a0, layout)
-            want = lr(as_walked_by(a0, b, axis, dtype), as_walked_by(b0, b, axis, dtype), axis, decreasing,
+            want = lr(as_walked_by(a0, b, axis), as_walked_by(b0, b, axis), axis, decreasing,
                       exclusive, initial=initial, reset=r)
             assert lr(a, b, axis, decreasing, exclusive, initial=initial, reset=r, out=b) is b
             assert_same_bits(b, want, "out=b " + where)
@@ -1309,7 +1309,7 @@ def test_discounted_cumsum_layouts_out_and_in_place(layout):
     x, g, r = (apply_layout(v, layout) for v in (x0, g0, r0))
     for axis in (0, 1):
         for gamma_c, gamma in ((np.array(g), g), (0.97, 0.97)):
-            want = simdscan.discounted_cumsum(as_walked_by(x, x, axis, x.dtype), as_walked_by(gamma_c, x, axis, x.dtype),
+            want = simdscan.discounted_cumsum(as_walked_by(x, x, axis), as_walked_by(gamma_c, x, axis),
                                               axis, reset=np.array(r))
             assert_same_bits(simdscan.discounted_cumsum(x, gamma, axis, reset=r), want, f"{layout} axis={axis}")
             for name, out in scattered_outs(x0.shape, np.float32).items():

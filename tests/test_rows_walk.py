@@ -53,7 +53,7 @@ def test_columns_are_the_loop_in_the_dtype(dtype, a_kind, reset_kind, width):
     a = a_of(a_kind, rng, b.shape, dtype)
     reset = reset_of(reset_kind, rng, b.shape)
     initial = rng.standard_normal(width).astype(dtype)
-    assert walks_rows(b, 0, b.dtype)
+    assert walks_rows(b, 0)
     for decreasing, exclusive in VARIANTS:
         direction = "decreasing" if decreasing else "increasing"
         where = f"{dtype} a {a_kind} reset {reset_kind} {direction} exclusive={exclusive}"
@@ -231,7 +231,7 @@ def test_operands_not_laid_out_as_b_keep_the_rows_bits(family, layout):
     a = rng.uniform(-1.0, 1.0, b.shape)
     reset = rng.random(b.shape) < 0.03
     initial = rng.standard_normal(37)
-    assert walks_rows(b, 0, b.dtype)
+    assert walks_rows(b, 0)
     for direction in ("increasing", "decreasing"):
         if family == "ewm_mean":
             want = simdscan.ewm_mean(b, 0, alpha=0.05)
@@ -278,7 +278,7 @@ def test_a_transposed_batch_walks_its_rows(family, dtype):
         simdscan.set_num_threads(threads)
         for name, (given, flags) in {"transposed": (x.T, reset.T),
                                      "fortran": (np.asfortranarray(x.T), np.asfortranarray(reset.T))}.items():
-            assert walks_rows(given, 1, given.dtype)
+            assert walks_rows(given, 1)
             for out in (np.empty_like(given), np.empty(given.shape, dtype)):
                 got = call(given, 1, flags, out)
                 assert_same_bits(got.T, want, f"{family} {name} into {out.flags.f_contiguous and 'F' or 'C'} out, "
@@ -300,7 +300,7 @@ def test_interleaved_lines_keep_their_one_dimensional_bits(dtype):
         flags = np.asfortranarray(rng.random((2 * lines, n)) < 0.01)
         for step in (2, -2):
             b, a, reset = wide[::step], coefficients[::step], flags[::step]
-            assert not walks_rows(b, 1, b.dtype)
+            assert not walks_rows(b, 1)
             for decreasing, exclusive in VARIANTS:
                 direction = "decreasing" if decreasing else "increasing"
                 kw = dict(direction=direction, exclusive=exclusive, initial=0.25)

@@ -371,14 +371,15 @@ py::array apart_from(const py::array& operand, const py::object& out, bool rerea
     return operand.attr("copy")();
 }
 
-// The result array (out, or a new one in b's memory order) and the core's run of `desc` (its input b) into it, the
-// GIL released for a large one.
-py::object run_into(simdscan::CumulativeOperatorDesc& desc, const py::array& b, const py::object& out) {
+// The result array (out, or a new one of `dtype` in b's memory order) and the core's run of `desc` (its input b)
+// into it, the GIL released for a large one.
+py::object run_into(simdscan::CumulativeOperatorDesc& desc, const py::array& b, const py::object& out,
+                    const py::dtype& dtype) {
     const bool have_out = !out.is_none();
     py::object result_handle = out;
     if (!have_out) {
-        const CachedResults cached(std::size_t(b.nbytes()));
-        result_handle = new_like(b, b.dtype());
+        const CachedResults cached(std::size_t(b.size() * dtype.itemsize()));
+        result_handle = new_like(b, dtype);
     }
     auto result = py::reinterpret_borrow<py::array>(result_handle);
     describe(desc.output, result, result.mutable_data());
@@ -412,12 +413,19 @@ simdscan::CumulativeOperatorDesc& recurrence_desc(simdscan::CumulativeOperator o
     return desc;
 }
 
+// The result's dtype: `dtype` where given, else `values`' in native order.
+py::dtype result_dtype(const py::array& values, const py::object& dtype) {
+    return dtype.is_none() ? native(values.dtype()) : py::reinterpret_borrow<py::dtype>(dtype);
+}
+
 // simdscan.linear_recurrence's core call (_recurrence.py): b (at least 1-D) and a (any shape that broadcasts to
-// b's, 0-d for a scalar) and initial (broadcast to b's shape without the axis) of b's dtype, float32, float64 or
-// complex; reset None or bool of b's shape; out None or of b's shape and dtype. An operand that overlaps out is read
-// from a copy, b too unless it is out's very view.
+// b's, 0-d for a scalar) of any dtype that casts to the result's by 'same_kind' rules, either byte order; initial
+// (broadcast to b's shape without the axis) of the dtype the result is computed in (float32 for float16); reset None
+// or bool of b's shape; out None or of b's shape and the result's dtype (`dtype`, None: b's), floating or complex.
+// An operand that overlaps out is read from a copy, b too unless it is out's very view.
 py::object linear_recurrence(const py::array& b, const py::array& a, const py::array& initial, const py::object& reset,
-                             const py::object& out, std::size_t axis, bool reverse, bool exclusive) {
+                             const py::object& out, std::size_t axis, bool reverse, bool exclusive,
+                             const py::object& dtype) {
     const std::vector<py::ssize_t> sizes(b.shape(), b.shape() + b.ndim());
     const py::array values = apart_from(b, out);
     auto& desc = recurrence_desc(simdscan::CumulativeOperator::linear_recurrence, values, axis);
@@ -432,21 +440,21 @@ py::object linear_recurrence(const py::array& b, const py::array& a, const py::a
     }
     desc.direction = reverse ? simdscan::AxisDirection::decreasing : simdscan::AxisDirection::increasing;
     desc.exclusive = exclusive;
-    return run_into(desc, values, out);
+    return run_into(desc, values, out, result_dtype(values, dtype));
 }
 
-// simdscan.ewm_mean's core call (_recurrence.py): x float32 or float64 (at least 1-D), out None or of its shape and
-// dtype; pandas' mean along axis.
+// simdscan.ewm_mean's core call (_recurrence.py): x real (at least 1-D), out None or of its shape and the result's
+// dtype (`dtype`, None: x's), floating; pandas' mean along axis.
 py::object weighted_mean(const py::array& x, const py::object& out, std::size_t axis, double alpha, bool adjust,
-                         bool ignore_na) {
+                         bool ignore_na, const py::object& dtype) {
     const py::array values = apart_from(x, out);
     auto& desc = recurrence_desc(simdscan::CumulativeOperator::weighted_mean, values, axis);
     desc.weighting = {alpha, adjust, ignore_na};
-    return run_into(desc, values, out);
+    return run_into(desc, values, out, result_dtype(values, dtype));
 }
 
-// simdscan.ffill's core call where a limit is given without labels (_fill.py): x floating or complex in native byte
-// order (at least 1-D), out None or of its shape and dtype, reset None or bool of its shape.
+// simdscan.ffill's core call where a limit is given without labels (_fill.py): x floating or complex in either byte
+// order (at least 1-D), out None or of its shape and dtype (either byte order), reset None or bool of its shape.
 py::object limited_fill(const py::array& x, const py::object& out, std::size_t axis, bool reverse, py::ssize_t limit,
                         const py::object& reset) {
     const std::vector<py::ssize_t> sizes(x.shape(), x.shape() + x.ndim());
@@ -459,7 +467,7 @@ py::object limited_fill(const py::array& x, const py::object& out, std::size_t a
     }
     desc.direction = reverse ? simdscan::AxisDirection::decreasing : simdscan::AxisDirection::increasing;
     desc.fill_limit = limit;
-    return run_into(desc, values, out);
+    return run_into(desc, values, out, native(values.dtype()));
 }
 
 void initialise(const py::object& direction_type) {
@@ -700,14 +708,14 @@ PYBIND11_MODULE(_core, m) {
     m.def("fast_scan", &fast_scan, py::arg("function"), py::arg("op"), py::arg("defaults"), py::arg("skip_nan"),
           py::arg("doc"), "A builtin that calls as function does, the calls its body hands to scan made in C++.");
     m.def("linear_recurrence", &linear_recurrence, py::arg("b"), py::arg("a"), py::arg("initial"), py::arg("reset"),
-          py::arg("out"), py::arg("axis"), py::arg("reverse"), py::arg("exclusive"),
-          "linear_recurrence(b, a, initial, reset, out, axis, reverse, exclusive): the recurrence y = a * y + b "
-          "along axis (from the end where reverse), a broadcast to b's shape, initial to its lines; returns out, or "
-          "a new array; for simdscan.linear_recurrence.");
+          py::arg("out"), py::arg("axis"), py::arg("reverse"), py::arg("exclusive"), py::arg("dtype") = py::none(),
+          "linear_recurrence(b, a, initial, reset, out, axis, reverse, exclusive, dtype=None): the recurrence "
+          "y = a * y + b along axis (from the end where reverse), a broadcast to b's shape, initial to its lines, in "
+          "dtype (None: b's); returns out, or a new array; for simdscan.linear_recurrence.");
     m.def("weighted_mean", &weighted_mean, py::arg("x"), py::arg("out"), py::arg("axis"), py::arg("alpha"),
-          py::arg("adjust"), py::arg("ignore_na"),
-          "weighted_mean(x, out, axis, alpha, adjust, ignore_na): pandas' exponentially weighted mean along axis; "
-          "returns out, or a new array; for simdscan.ewm_mean.");
+          py::arg("adjust"), py::arg("ignore_na"), py::arg("dtype") = py::none(),
+          "weighted_mean(x, out, axis, alpha, adjust, ignore_na, dtype=None): pandas' exponentially weighted mean "
+          "along axis, in dtype (None: x's); returns out, or a new array; for simdscan.ewm_mean.");
     m.def("limited_fill", &limited_fill, py::arg("x"), py::arg("out"), py::arg("axis"), py::arg("reverse"),
           py::arg("limit"), py::arg("reset"),
           "limited_fill(x, out, axis, reverse, limit, reset): ffill along axis filling at most limit NaN in a row "

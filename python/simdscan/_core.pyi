@@ -39,9 +39,16 @@ def linear_recurrence(
     axis: int,
     reverse: bool,
     exclusive: bool,
+    dtype: Optional[np.dtype] = None,
 ) -> np.ndarray: ...
 def weighted_mean(
-    x: np.ndarray, out: Optional[np.ndarray], axis: int, alpha: float, adjust: bool, ignore_na: bool
+    x: np.ndarray,
+    out: Optional[np.ndarray],
+    axis: int,
+    alpha: float,
+    adjust: bool,
+    ignore_na: bool,
+    dtype: Optional[np.dtype] = None,
 ) -> np.ndarray: ...
 def limited_fill(
     x: np.ndarray, out: Optional[np.ndarray], axis: int, reverse: bool, limit: int, reset: Optional[np.ndarray]

@@ -113,18 +113,11 @@ def ffill(a: Any, axis: Optional[int] = None, *, direction: Union[Direction, str
         result: np.ndarray = _core.scan("ffill", x, axis, direction, False, None, out, False, False, flags, groups)
         return result
     if groups is None:
-        # The core's fill with its limit (each NaN's distance from its number carried along the walk), in native
+        # The core's fill with its limit (each NaN's distance from its number carried along the walk), in either
         # byte order.
         if out is not None:
             check_out(out, flat.shape, x.dtype)
-        values = flat if flat.dtype.isnative else flat.astype(flat.dtype.newbyteorder("="))
-        direct = out is not None and out.dtype == values.dtype
-        filled = _core.limited_fill(values, out if direct else None, along, is_decreasing(direction), limit, flags)
-        if direct:
-            return filled
-        if out is not None:
-            np.copyto(out, filled)
-            return out
+        filled: np.ndarray = _core.limited_fill(flat, out, along, is_decreasing(direction), limit, flags)
         return filled
     # Grouped (the grouped engine has no fill limit yet): each NaN's distance from the number that fills it, the last
     # one in the walk within its group (none: one past the group's end, where the NaN stays anyway), from the running

@@ -74,15 +74,12 @@ def _check_initial(initial: Any, result: np.dtype) -> None:
         raise TypeError(f"initial of dtype {given} does not cast to the result dtype {result} (by 'same_kind' rules)")
 
 
-def _delivered(result: np.ndarray, direct: bool, out: Optional[np.ndarray], result_dtype: np.dtype) -> np.ndarray:
-    """The core's result as the caller asked for it: ``out`` (written already where ``direct``), or in
-    ``result_dtype``."""
-    if direct:
-        return result
-    if out is not None:
-        np.copyto(out, result, casting="unsafe")
-        return out
-    return result if result.dtype == result_dtype else result.astype(result_dtype)
+def _check_casts(operand: Any, name: str, result: np.dtype) -> None:
+    """TypeError unless an array ``operand`` casts to the ``result`` dtype by 'same_kind' rules (complex only to
+    complex): the core reads it in its own dtype and byte order, converted a chunk at a time."""
+    if not _is_weak(operand) and not np.can_cast(operand.dtype, result, casting="same_kind"):
+        raise TypeError(f"{name} of dtype {operand.dtype} does not cast to the result dtype {result} "
+                        "(by 'same_kind' rules)")
 
 
 def _broadcast(value: Any, shape: tuple[int, ...], name: str, target: str) -> None:
@@ -175,6 +172,8 @@ def linear_recurrence(a: Any, b: Any, axis: Optional[int] = -1, *, direction: Un
     result_dtype = _result_dtype([a_given, values], dtype)  # (initial takes no part: it is read in this dtype)
     compute = np.dtype(np.float32) if result_dtype == np.float16 else result_dtype
     _check_initial(initial_given, result_dtype)
+    _check_casts(values, "b", result_dtype)
+    _check_casts(a_given, "a", result_dtype)
     reverse = is_decreasing(direction)
     if values.ndim == 0:
         values = values.reshape(1)
@@ -203,13 +202,12 @@ def linear_recurrence(a: Any, b: Any, axis: Optional[int] = -1, *, direction: Un
     if values.size == 0:
         return np.empty(shape, result_dtype) if out is None else out
 
-    # The core reads every operand where it lies (a scalar a or a line's initial state at stride 0, never expanded)
-    # and writes out where it has the computing dtype; only another dtype is converted here.
-    values = values if values.dtype == compute else values.astype(compute)
-    direct = out is not None and out.dtype == compute
-    result = _core.linear_recurrence(values, np.asarray(a_given, dtype=compute), np.asarray(initial_given, dtype=compute),
-                                     flags, out if direct else None, along, reverse, bool(exclusive))
-    return _delivered(result, direct, out, result_dtype)
+    # The core reads every operand where it lies, in its own dtype and byte order (a scalar a or a line's initial
+    # state at stride 0, never expanded; the initial states, a line's each, in the dtype computed in), and writes out.
+    result: np.ndarray = _core.linear_recurrence(
+        values, np.asarray(a_given, dtype=compute) if _is_weak(a_given) else a_given,
+        np.asarray(initial_given, dtype=compute), flags, out, along, reverse, bool(exclusive), result_dtype)
+    return result
 
 
 def discounted_cumsum(x: Any, gamma: Any, axis: Optional[int] = -1, *, reset: Any = None,
@@ -318,7 +316,7 @@ def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optio
     """
     smoothing = _alpha(com, span, halflife, alpha)
     data = np.asarray(x)
-    result_dtype, compute = ewm_dtypes(data.dtype)
+    result_dtype, _ = ewm_dtypes(data.dtype)
     if data.ndim == 0:
         data = data.reshape(1)
     along = normalize_axis(axis, data.ndim)
@@ -327,9 +325,7 @@ def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optio
     if data.size == 0:
         return np.empty(data.shape, result_dtype) if out is None else out
     # One pass: with adjust, the weighted sums of the values and of their weights and their quotient; without it,
-    # pandas' recursion (the core's kernels).
-    values = data if data.dtype == compute else data.astype(compute)
-    direct = out is not None and out.dtype == compute
-    result = _core.weighted_mean(values, out if direct else None, along, float(smoothing), bool(adjust),
-                                 bool(ignore_na))
-    return _delivered(result, direct, out, result_dtype)
+    # pandas' recursion (the core's kernels, reading x in its own dtype and byte order).
+    result: np.ndarray = _core.weighted_mean(data, out, along, float(smoothing), bool(adjust), bool(ignore_na),
+                                             result_dtype)
+    return result

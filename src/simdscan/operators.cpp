@@ -37,9 +37,8 @@ std::string refusal(CumulativeOperator op, DataType t) {
     if (traits.needs_order && is_complex(t)) {
         return std::string("complex numbers have no order: no running ") + traits.name;
     }
-    if (traits.on_recurrence_runner && t != DataType::float32 && t != DataType::float64 && !is_complex(t)) {
-        return std::string(traits.name) + " computes in float32, float64 and complex types only (the caller converts "
-                                          "the others)";
+    if (traits.on_recurrence_runner && !is_real_floating(t) && !is_complex(t)) {
+        return std::string(traits.name) + " gives floating and complex results only";
     }
     if (traits.computes_in_floating && !is_real_floating(t)) {
         return std::string(traits.name) + " computes in real floating types only";

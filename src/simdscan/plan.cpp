@@ -110,26 +110,38 @@ std::array<const TensorView*, Role::count> operand_views(const CumulativeOperato
     return {&desc.input, &desc.output, &desc.indices, &desc.reset, &desc.labels, &desc.coefficient, &desc.initial};
 }
 
+// Whether the recurrences' runner reads elements of type `from` as `to`'s (recurrence_staging.hpp): by NumPy's
+// 'same_kind' casts (complex only to complex); a fill's outputs are its input's elements, of the output's type.
+bool runner_reads(DataType from, DataType to, bool fills) {
+    const auto complex = [](DataType t) { return t == DataType::complex64 || t == DataType::complex128; };
+    return fills ? from == to : complex(to) || !complex(from);
+}
+
+// The type a result of type t is computed in on the recurrences' runner (an initial state's): float16's in float32.
+DataType computed_as(DataType t) {
+    return t == DataType::float16 ? DataType::float32 : t;
+}
+
 // What an operand of a role past the output must be: which operators take it (OperatorTraits), with which options,
-// whether they need it, its data type (or the output's) in native order, and whether the job writes it.
+// whether they need it, its data type in native order (a recurrence's coefficients and initial state: as the
+// runner reads them), and whether the job writes it.
 struct RoleRule {
     const char* name;
     bool OperatorTraits::*taken;
     bool with_second_axis;
     bool without_skipping_nan;
     bool required;
-    DataType data_type;
-    bool of_output_type;
+    DataType data_type;  // (not read for a recurrence's coefficients and initial state)
     bool written;
 };
 constexpr RoleRule role_rules[Role::count] = {
-    {"input", nullptr, true, false, true, DataType::float32, true, false},  // (checked apart)
-    {"output", nullptr, true, false, true, DataType::float32, true, true},  // (checked apart)
-    {"indices", &OperatorTraits::writes_indices, false, true, false, DataType::int64, false, true},
-    {"reset", &OperatorTraits::takes_segments, false, false, false, DataType::boolean, false, false},
-    {"labels", &OperatorTraits::takes_groups, false, false, false, DataType::int64, false, false},
-    {"coefficient", &OperatorTraits::recurs, false, false, true, DataType::float32, true, false},
-    {"initial", &OperatorTraits::recurs, false, false, true, DataType::float32, true, false},
+    {"input", nullptr, true, false, true, DataType::float32, false},  // (checked apart)
+    {"output", nullptr, true, false, true, DataType::float32, true},  // (checked apart)
+    {"indices", &OperatorTraits::writes_indices, false, true, false, DataType::int64, true},
+    {"reset", &OperatorTraits::takes_segments, false, false, false, DataType::boolean, false},
+    {"labels", &OperatorTraits::takes_groups, false, false, false, DataType::int64, false},
+    {"coefficient", &OperatorTraits::recurs, false, false, true, DataType::float32, false},
+    {"initial", &OperatorTraits::recurs, false, false, true, DataType::float32, false},
 };
 
 }  // namespace
@@ -143,8 +155,13 @@ void validate(const CumulativeOperatorDesc& desc) {
     if (in.sizes != out.sizes) {
         throw std::invalid_argument("output sizes differ from input sizes");
     }
-    if (in.data_type != out.data_type &&
-        (in.byte_swapped || out.byte_swapped || !simdscan::widens_exactly(in.data_type, out.data_type))) {
+    if (on_recurrence_runner(desc)) {
+        if (!runner_reads(in.data_type, out.data_type, desc.fill_limit > 0)) {
+            throw std::invalid_argument("the recurrences' runner reads its input as the output's type by 'same_kind' "
+                                        "casts (a fill: the output's type itself)");
+        }
+    } else if (in.data_type != out.data_type &&
+               (in.byte_swapped || out.byte_swapped || !simdscan::widens_exactly(in.data_type, out.data_type))) {
         throw std::invalid_argument("output data type differs from input data type, and is not one the input widens "
                                     "to exactly (both in native order)");
     }
@@ -173,10 +190,6 @@ void validate(const CumulativeOperatorDesc& desc) {
     if (desc.fill_limit < 0 || (desc.fill_limit > 0 && (!traits.fills || desc.labels.data != nullptr || desc.then))) {
         throw std::invalid_argument("a fill limit is positive, of a forward fill without labels or a second axis");
     }
-    if (on_recurrence_runner(desc) && (in.data_type != out.data_type || in.byte_swapped || out.byte_swapped)) {
-        throw std::invalid_argument(std::string("a ") + traits.name + " on the recurrences' runner reads and writes "
-                                    "one data type, in native byte order");
-    }
     const auto views = operand_views(desc);
     for (std::size_t role = Role::indices; role < Role::count; ++role) {
         const TensorView& view = *views[role];
@@ -195,7 +208,10 @@ void validate(const CumulativeOperatorDesc& desc) {
         if (view.sizes != in.sizes || view.byte_strides.size() != view.sizes.size()) {
             throw std::invalid_argument(std::string(rule.name) + " sizes differ from input sizes");
         }
-        if (view.data_type != (rule.of_output_type ? out.data_type : rule.data_type) || view.byte_swapped) {
+        const bool right_type = role == Role::coefficient ? runner_reads(view.data_type, out.data_type, false)
+                                : role == Role::initial    ? view.data_type == computed_as(out.data_type)
+                                                           : view.data_type == rule.data_type;
+        if (!right_type || (view.byte_swapped && role != Role::coefficient)) {
             throw std::invalid_argument(std::string(rule.name) + " are of the wrong data type or byte order");
         }
         if (rule.written && has_internal_overlap(view)) {

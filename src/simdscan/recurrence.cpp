@@ -23,6 +23,7 @@
 #include "kernels.hpp"
 #include "parallel.hpp"
 #include "plan.hpp"
+#include "recurrence_staging.hpp"
 #include "scan.hpp"
 
 namespace simdscan {
@@ -224,6 +225,10 @@ template void mean_columns(const WeightedMeanRows<double>&, const MeanSteps<doub
 
 namespace {
 
+using detail::ConversionScratch;
+using detail::holds_own;
+using detail::Stored;
+
 // A plan's lines in the runner's form: operands as views of shape (lines, n, columns), the lines side by side along
 // `columns`: line (l, c)'s element i of an operand at l * line + i * step + c * column bytes, in index order.
 struct RecurrenceStrides {
@@ -231,10 +236,11 @@ struct RecurrenceStrides {
     std::ptrdiff_t step = 0;
     std::ptrdiff_t column = 0;
 };
-// Lines run on the arrays where each is contiguous (every step one element, the reset's one byte); with columns > 1
-// and each row of columns contiguous (every column stride one element, a's, initial's and reset's also 0: the same
-// for every column), walked a row after another; any other layout line by line, each chunk of a line gathered into
-// contiguous buffers and its outputs scattered back (the bits of contiguous lines).
+// Lines run on the arrays where each is contiguous (every step one element, the reset's one byte) and of the type
+// computed in, T; with columns > 1 and each row of columns contiguous (every column stride one element, a's,
+// initial's and reset's also 0: the same for every column), walked a row after another; any other layout line by
+// line, each chunk of a line gathered (and converted) into contiguous buffers of T and its outputs scattered back
+// (the bits of contiguous lines).
 struct RecurrenceJob {
     std::ptrdiff_t lines = 0;
     std::ptrdiff_t n = 0;
@@ -242,8 +248,10 @@ struct RecurrenceJob {
     const void* a = nullptr;        // or null: *a_value for every element
     RecurrenceStrides a_strides;
     const void* a_value = nullptr;  // one element, where a is null
+    Stored a_stored;                // how a's elements (a_value's) are stored
     const void* b = nullptr;        // a weighted mean's values
     RecurrenceStrides b_strides;
+    Stored b_stored;
     const void* initial = nullptr;  // one state per line (its step 0)
     RecurrenceStrides initial_strides;
     // Bytes, or null: where nonzero, a segment begins in index order (CumulativeOperatorDesc::reset's flags), and
@@ -252,6 +260,7 @@ struct RecurrenceJob {
     RecurrenceStrides reset_strides;
     void* out = nullptr;  // may be b (the same strides)
     RecurrenceStrides out_strides;
+    Stored out_stored;
     AxisDirection direction = AxisDirection::increasing;
     bool exclusive = false;  // each output the state before its element (the line's initial state first)
     CumulativeOperatorDesc::Weighting weighting;
@@ -282,35 +291,96 @@ P* element_at(P* p, const RecurrenceStrides& strides, std::ptrdiff_t l, std::ptr
     return reinterpret_cast<P*>(reinterpret_cast<Byte*>(p) + l * strides.line + i * strides.step + c * strides.column);
 }
 
-// Elements gathered from strided operands into contiguous ones and scattered back (Line's staged chunks).
-template <class T>
-void gather(const T* from, std::ptrdiff_t step, T* to, std::ptrdiff_t n) {
+// A strided operand's reset flags gathered into contiguous ones (Line's staged chunks).
+void gather_flags(const std::uint8_t* from, std::ptrdiff_t step, std::uint8_t* to, std::ptrdiff_t n) {
     for (std::ptrdiff_t i = 0; i < n; ++i) {
-        std::memcpy(to + i, reinterpret_cast<const char*>(from) + i * step, sizeof(T));
-    }
-}
-template <class T>
-void scatter(const T* from, T* to, std::ptrdiff_t step, std::ptrdiff_t n) {
-    for (std::ptrdiff_t i = 0; i < n; ++i) {
-        std::memcpy(reinterpret_cast<char*>(to) + i * step, from + i, sizeof(T));
+        to[i] = from[i * step];
     }
 }
 
-// A thread's staging buffers, for any element type T: a chunk of b (then of the outputs), of a and of the reset flags.
+// Whether `count` elements of an operand, `step` bytes apart, go through a buffer of T: strided, or stored otherwise.
+template <class T>
+bool staged(std::ptrdiff_t step, const Stored& stored, std::ptrdiff_t count) {
+    return !holds_own<T>(stored) || (step != std::ptrdiff_t(sizeof(T)) && count > 1);
+}
+
+// One element of an operand at `at`, as T; and one value of T written there.
+template <class T>
+T read_one(const void* at, const Stored& stored) {
+    alignas(std::max_align_t) unsigned char room[ConversionScratch::bytes_per_element];
+    T value;
+    detail::read_converted(at, std::ptrdiff_t(element_size(stored.type)), 1, stored, &value,
+                           ConversionScratch::in(room, 1));
+    return value;
+}
+template <class T>
+void write_one(const T& value, void* at, const Stored& stored) {
+    alignas(std::max_align_t) unsigned char room[ConversionScratch::bytes_per_element];
+    detail::write_converted(&value, at, std::ptrdiff_t(element_size(stored.type)), 1, stored,
+                            ConversionScratch::in(room, 1));
+}
+
+// A thread's staging buffers, for any element type T: a chunk of b (then of the outputs), of a and of the reset flags,
+// and room to convert a chunk.
 template <class T>
 struct ChunkBuffers {
     T* values;
     T* coefficients;
     std::uint8_t* flags;
+    ConversionScratch scratch;
 
     static ChunkBuffers of_this_thread() {
         constexpr std::size_t widest = sizeof(std::complex<double>);
-        thread_local std::vector<std::complex<double>> storage((2 * widest + 1) * chunk / widest + 1);
+        constexpr std::size_t converting = ConversionScratch::bytes_per_element;
+        thread_local std::vector<std::complex<double>> storage((2 * widest + converting + 1) * chunk / widest + 1);
         auto* bytes = reinterpret_cast<unsigned char*>(storage.data());
         return {reinterpret_cast<T*>(bytes), reinterpret_cast<T*>(bytes + chunk * sizeof(T)),
-                bytes + 2 * chunk * sizeof(T)};
+                bytes + (2 * widest + converting) * chunk, ConversionScratch::in(bytes + 2 * widest * chunk, chunk)};
     }
 };
+
+// A rows task's band of rows [first, first + rows) where an operand is stored otherwise than as T (the rows path's
+// staging): walked row r of an operand at `at` + r * step, its `width` elements `column` bytes apart, read into
+// (or written from) a buffer of T, `width` elements a row, so that the kernels run on the buffer, their states carried
+// from band to band.
+template <class T>
+struct RowBand {
+    std::ptrdiff_t first;
+    std::ptrdiff_t rows;
+    ConversionScratch scratch;
+
+    // The band's rows of an operand as T, and the bytes from one to the next: where they lie for T's own elements,
+    // else in `buffer` (converted there where `read`).
+    template <class P>
+    std::pair<P*, std::ptrdiff_t> of(P* at, std::ptrdiff_t step, std::ptrdiff_t column, std::ptrdiff_t width,
+                                     const Stored& stored, T* buffer, bool read) const {
+        const char* row = reinterpret_cast<const char*>(at) + first * step;
+        if (holds_own<T>(stored)) {
+            return {reinterpret_cast<P*>(const_cast<char*>(row)), step};
+        }
+        for (std::ptrdiff_t k = 0; read && k < rows; ++k) {
+            detail::read_converted(row + k * step, column, width, stored, buffer + k * width, scratch);
+        }
+        return {buffer, width * std::ptrdiff_t(sizeof(T))};
+    }
+    // The buffer's rows written to the operand where it is stored otherwise than as T.
+    void write(const T* buffer, T* at, std::ptrdiff_t step, std::ptrdiff_t column, std::ptrdiff_t width,
+               const Stored& stored) const {
+        if (holds_own<T>(stored)) {
+            return;
+        }
+        char* row = reinterpret_cast<char*>(at) + first * step;
+        for (std::ptrdiff_t k = 0; k < rows; ++k) {
+            detail::write_converted(buffer + k * width, row + k * step, column, width, stored, scratch);
+        }
+    }
+};
+
+// Rows of `width` elements of T a band holds: a chunk's.
+template <class T>
+std::ptrdiff_t band_rows(std::ptrdiff_t width) {
+    return std::max<std::ptrdiff_t>(1, chunk / width);
+}
 
 template <class T>
 class Line {
@@ -344,23 +414,24 @@ public:
             reset == nullptr || readable <= 0 ? nullptr : element_at(reset, desc_.reset_strides, l_, c_, first + shift),
             readable,
             initial()};
-        const std::ptrdiff_t size = sizeof(T);
-        const bool staged_b = desc_.b_strides.step != size && count > 1;
-        const bool staged_a = span.a != nullptr && desc_.a_strides.step != size && count > 1;
+        const bool staged_b = staged<T>(desc_.b_strides.step, desc_.b_stored, count);
+        const bool staged_a = span.a != nullptr && staged<T>(desc_.a_strides.step, desc_.a_stored, count);
         const bool staged_flags = span.starts != nullptr && desc_.reset_strides.step != 1 && readable > 1;
-        const bool staged_out = desc_.out_strides.step != size && count > 1;
+        const bool staged_out = staged<T>(desc_.out_strides.step, desc_.out_stored, count);
         const auto buffers = staged_b || staged_a || staged_flags || staged_out ? ChunkBuffers<T>::of_this_thread()
                                                                                 : ChunkBuffers<T>{};
         if (staged_b) {
-            gather(span.b, desc_.b_strides.step, buffers.values, count);
+            detail::read_converted(span.b, desc_.b_strides.step, count, desc_.b_stored, buffers.values,
+                                   buffers.scratch);
             span.b = buffers.values;
         }
         if (staged_a) {
-            gather(span.a, desc_.a_strides.step, buffers.coefficients, count);
+            detail::read_converted(span.a, desc_.a_strides.step, count, desc_.a_stored, buffers.coefficients,
+                                   buffers.scratch);
             span.a = buffers.coefficients;
         }
         if (staged_flags) {
-            gather(span.starts, desc_.reset_strides.step, buffers.flags, readable);
+            gather_flags(span.starts, desc_.reset_strides.step, buffers.flags, readable);
             span.starts = buffers.flags;
         }
         T* out = span.out;
@@ -370,7 +441,8 @@ public:
         const auto pair =
             kernel_(span, state, detail::RecurrenceModes{writes, desc_.exclusive, streams_ && !staged_out});
         if (writes && staged_out) {
-            scatter(buffers.values, out, desc_.out_strides.step, count);
+            detail::write_converted(buffers.values, out, desc_.out_strides.step, count, desc_.out_stored,
+                                    buffers.scratch);
         }
         return pair;
     }
@@ -549,7 +621,39 @@ void recur_rows(const RecurrenceJob& desc, std::size_t threads, bool streams) {
                 states.data(),
                 desc.n,
                 w};
-            kernel(rows, desc.exclusive, streams);
+            if (holds_own<T>(desc.b_stored) && holds_own<T>(desc.out_stored) &&
+                (a == nullptr || holds_own<T>(desc.a_stored))) {
+                kernel(rows, desc.exclusive, streams);
+                continue;
+            }
+            const auto buffers = ChunkBuffers<T>::of_this_thread();
+            for (std::ptrdiff_t r0 = 0; r0 < desc.n; r0 += band_rows<T>(w)) {
+                const RowBand<T> band{r0, std::min(band_rows<T>(w), desc.n - r0), buffers.scratch};
+                detail::RecurrenceRows<T> part = rows;
+                part.rows = band.rows;
+                std::tie(part.b, part.b_step) =
+                    band.of(rows.b, rows.b_step, desc.b_strides.column, w, desc.b_stored, buffers.values, true);
+                if (a != nullptr) {
+                    std::tie(part.a, part.a_step) =
+                        band.of(rows.a, rows.a_step, desc.a_strides.column, rows.a_every_column ? 1 : w,
+                                desc.a_stored, buffers.coefficients, true);
+                }
+                std::tie(part.out, part.out_step) =
+                    band.of(rows.out, rows.out_step, desc.out_strides.column, w, desc.out_stored, buffers.values,
+                            false);  // (over the staged b, as in place)
+                if (rows.starts != nullptr && r0 > 0) {
+                    // The band's first row reads no flag: a segment beginning there begins from its initial state.
+                    const std::uint8_t* flags = rows.starts + (r0 - 1) * rows.starts_step;
+                    for (std::ptrdiff_t j = 0; j < w; ++j) {
+                        if (flags[rows.starts_every_column ? 0 : j] != 0) {
+                            states[std::size_t(j)] = initial[std::size_t(j)];
+                        }
+                    }
+                    part.starts = rows.starts + r0 * rows.starts_step;
+                }
+                kernel(part, desc.exclusive, false);
+                band.write(part.out, rows.out, rows.out_step, desc.out_strides.column, w, desc.out_stored);
+            }
         }
     });
 }
@@ -601,12 +705,11 @@ public:
         const std::ptrdiff_t first = k * chunk, count = std::min(chunk, desc_.n - first);
         const T* x = element_at(static_cast<const T*>(desc_.b), desc_.b_strides, l_, c_, first);
         T* out = element_at(static_cast<T*>(desc_.out), desc_.out_strides, l_, c_, first);
-        const std::ptrdiff_t size = sizeof(T);
-        const bool staged_x = desc_.b_strides.step != size && count > 1;
-        const bool staged_out = at != nullptr && desc_.out_strides.step != size && count > 1;
+        const bool staged_x = staged<T>(desc_.b_strides.step, desc_.b_stored, count);
+        const bool staged_out = at != nullptr && staged<T>(desc_.out_strides.step, desc_.out_stored, count);
         const auto buffers = staged_x || staged_out ? ChunkBuffers<T>::of_this_thread() : ChunkBuffers<T>{};
         if (staged_x) {
-            gather(x, desc_.b_strides.step, buffers.values, count);
+            detail::read_converted(x, desc_.b_strides.step, count, desc_.b_stored, buffers.values, buffers.scratch);
             x = buffers.values;
         }
         T* to = at == nullptr ? nullptr : staged_out ? buffers.values : out;  // (over the staged x, as in place)
@@ -620,7 +723,8 @@ public:
             own = kernels_.recursive_mean(x, to, count, decay_, alpha_, ignore_na, streams, state);
         }
         if (staged_out) {
-            scatter(buffers.values, out, desc_.out_strides.step, count);
+            detail::write_converted(buffers.values, out, desc_.out_strides.step, count, desc_.out_stored,
+                                    buffers.scratch);
         }
         return own;
     }
@@ -655,9 +759,9 @@ public:
         if (k == 0) {
             return;
         }
-        const T last = *element_at(static_cast<const T*>(desc_.out), desc_.out_strides, l_, c_, k * chunk - 1);
+        const T last = read_one<T>(element_at(desc_.out, desc_.out_strides, l_, c_, k * chunk - 1), desc_.out_stored);
         for (std::ptrdiff_t i = k * chunk; i < k * chunk + first; ++i) {
-            *element_at(static_cast<T*>(desc_.out), desc_.out_strides, l_, c_, i) = last;
+            write_one(last, element_at(desc_.out, desc_.out_strides, l_, c_, i), desc_.out_stored);
         }
     }
 
@@ -740,10 +844,29 @@ void weighted_mean_rows(const RecurrenceJob& desc, std::size_t threads, bool str
                 element_at(static_cast<const T*>(desc.b), desc.b_strides, l, c, 0), desc.b_strides.step,
                 element_at(static_cast<T*>(desc.out), desc.out_strides, l, c, 0), desc.out_strides.step,
                 totals.data(), weights.data(), means.data(), few.data(), desc.n, w};
-            if (adjust) {
-                kernels.weighted_mean_rows(rows, decay, ignore_na, streams);
-            } else {
-                kernels.recursive_mean_rows(rows, decay, alpha, ignore_na, streams);
+            const auto walk = [&](const detail::WeightedMeanRows<T>& part, bool streamed) {
+                if (adjust) {
+                    kernels.weighted_mean_rows(part, decay, ignore_na, streamed);
+                } else {
+                    kernels.recursive_mean_rows(part, decay, alpha, ignore_na, streamed);
+                }
+            };
+            if (holds_own<T>(desc.b_stored) && holds_own<T>(desc.out_stored)) {
+                walk(rows, streams);
+                continue;
+            }
+            const auto buffers = ChunkBuffers<T>::of_this_thread();
+            for (std::ptrdiff_t r0 = 0; r0 < desc.n; r0 += band_rows<T>(w)) {
+                const RowBand<T> band{r0, std::min(band_rows<T>(w), desc.n - r0), buffers.scratch};
+                detail::WeightedMeanRows<T> part = rows;
+                part.rows = band.rows;
+                std::tie(part.x, part.x_step) =
+                    band.of(rows.x, rows.x_step, desc.b_strides.column, w, desc.b_stored, buffers.values, true);
+                std::tie(part.out, part.out_step) =
+                    band.of(rows.out, rows.out_step, desc.out_strides.column, w, desc.out_stored, buffers.values,
+                            false);
+                walk(part, false);
+                band.write(part.out, rows.out, rows.out_step, desc.out_strides.column, w, desc.out_stored);
             }
         }
     });
@@ -832,14 +955,16 @@ CumulativeOperatorDesc in_memory_order(const CumulativeOperatorDesc& desc) {
 // Whether a plan's innermost other axis runs as columns on the rows path: one element apart in every operand that
 // the rows kernels read a vector at a time (a byte in the reset; a and the reset may repeat along it; the initial
 // states are read one by one).
-bool runs_as_columns(const detail::Plan& plan) {
+bool runs_as_columns(const detail::Plan& plan, const CumulativeOperatorDesc& desc) {
     using detail::Role;
     if (plan.others.empty()) {
         return false;
     }
     const detail::Dim& inner = plan.others.back();
-    for (std::size_t role : {Role::in, Role::out, Role::coefficient, Role::reset}) {
-        const std::ptrdiff_t unit = role == Role::reset ? 1 : plan.element_size;
+    using Operand = std::pair<std::size_t, const TensorView*>;
+    for (const auto& [role, view] : {Operand{Role::in, &desc.input}, Operand{Role::out, &desc.output},
+                                     Operand{Role::coefficient, &desc.coefficient}, Operand{Role::reset, &desc.reset}}) {
+        const std::ptrdiff_t unit = std::ptrdiff_t(element_size(view->data_type));  // (the reset's: a byte)
         const bool may_repeat = role != Role::in && role != Role::out;
         if (plan.has(role) && inner.stride[role] != unit && !(may_repeat && inner.stride[role] == 0)) {
             return false;
@@ -1003,18 +1128,17 @@ bool fill_chunk(const RecurrenceJob& desc, std::ptrdiff_t l, std::ptrdiff_t k, b
     const auto* reset = static_cast<const std::uint8_t*>(desc.reset);
     const std::uint8_t* starts =
         reset == nullptr || readable <= 0 ? nullptr : element_at(reset, desc.reset_strides, li, c, first + shift);
-    const std::ptrdiff_t size = sizeof(T);
-    const bool staged_in = desc.b_strides.step != size && count > 1;
-    const bool staged_out = writes && desc.out_strides.step != size && count > 1;
+    const bool staged_in = staged<T>(desc.b_strides.step, desc.b_stored, count);
+    const bool staged_out = writes && staged<T>(desc.out_strides.step, desc.out_stored, count);
     const bool staged_flags = starts != nullptr && desc.reset_strides.step != 1 && readable > 1;
     const auto buffers =
         staged_in || staged_out || staged_flags ? ChunkBuffers<T>::of_this_thread() : ChunkBuffers<T>{};
     if (staged_in) {
-        gather(in, desc.b_strides.step, buffers.values, count);
+        detail::read_converted(in, desc.b_strides.step, count, desc.b_stored, buffers.values, buffers.scratch);
         in = buffers.values;
     }
     if (staged_flags) {
-        gather(starts, desc.reset_strides.step, buffers.flags, readable);
+        gather_flags(starts, desc.reset_strides.step, buffers.flags, readable);
         starts = buffers.flags;
     }
     // (Outputs not wanted go to the thread's buffer: one loop for both passes.)
@@ -1023,7 +1147,7 @@ bool fill_chunk(const RecurrenceJob& desc, std::ptrdiff_t l, std::ptrdiff_t k, b
     const bool own = fill_elements(in, target, count, starts, readable, reverse, desc.fill_limit,
                                    streams && target == out, at);
     if (staged_out) {
-        scatter(buffers.values, out, desc.out_strides.step, count);
+        detail::write_converted(buffers.values, out, desc.out_strides.step, count, desc.out_stored, buffers.scratch);
     }
     return own;
 }
@@ -1033,57 +1157,85 @@ template <class T>
 void fill_rows(const RecurrenceJob& desc, std::size_t threads, bool streams) {
     const Tiles<T> tiles(desc, threads);
     const bool reverse = desc.direction == AxisDirection::decreasing;
+    const bool by_vectors = std::is_floating_point<T>::value && fills_by_vectors<T>(desc.fill_limit);
+    T limit{};  // (the vector kernels' limit, in the element type)
+    if constexpr (std::is_floating_point<T>::value) {
+        limit = T(desc.fill_limit);
+    }
     detail::parallel_ranges(desc.lines * tiles.count(), threads, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
         std::vector<FillState<T>> states(static_cast<std::size_t>(tiles.widest()));
         std::vector<T> values, gaps;
-        for (std::ptrdiff_t task = begin; task < end; ++task) {
-            const auto [l, c, w] = tiles.of(task);
-            if constexpr (std::is_floating_point<T>::value) {
-                if (fills_by_vectors<T>(desc.fill_limit)) {
-                    const T limit = T(desc.fill_limit);
-                    values.assign(std::size_t(w), T(0));
-                    gaps.assign(std::size_t(w), limit + T(1));
-                    const std::ptrdiff_t first = reverse ? desc.n - 1 : 0, sign = reverse ? -1 : 1;
-                    const auto* reset = static_cast<const std::uint8_t*>(desc.reset);
-                    const detail::FillRows<T> rows{
-                        element_at(static_cast<const T*>(desc.b), desc.b_strides, l, c, first),
-                        sign * desc.b_strides.step,
-                        element_at(static_cast<T*>(desc.out), desc.out_strides, l, c, first),
-                        sign * desc.out_strides.step,
-                        // (walked row r >= 1 begins a segment at its own flag, or at its successor's: decreasing)
-                        reset == nullptr || desc.n < 2
-                            ? nullptr
-                            : element_at(reset, desc.reset_strides, l, c, reverse ? desc.n - 1 : 1),
-                        sign * desc.reset_strides.step,
-                        desc.reset_strides.column,
-                        values.data(),
-                        gaps.data(),
-                        limit,
-                        desc.n,
-                        w};
-                    detail::active_kernels().recurrence.get<T>().limited_fill_rows(rows, streams);
-                    continue;
+        // Rows of a tile from the states: walked row r >= 1 of `part` begins a segment where its flag is set;
+        // `restart`: row 0 too.
+        const auto walk = [&](const detail::FillRows<T>& part, const std::uint8_t* restart, bool streamed) {
+            for (std::ptrdiff_t j = 0; restart != nullptr && j < part.w; ++j) {
+                if (restart[j * part.starts_column] != 0) {
+                    states[std::size_t(j)] = FillState<T>{};
+                    if constexpr (std::is_floating_point<T>::value) {
+                        gaps[std::size_t(j)] = limit + T(1);  // (nothing to fill from: its value is never read)
+                    }
                 }
             }
-            std::fill(states.begin(), states.end(), FillState<T>{});
-            for (std::ptrdiff_t k = 0; k < desc.n; ++k) {
-                const std::ptrdiff_t i = reverse ? desc.n - 1 - k : k;
-                const T* in = element_at(static_cast<const T*>(desc.b), desc.b_strides, l, c, i);
-                T* out = element_at(static_cast<T*>(desc.out), desc.out_strides, l, c, i);
-                // Walked row k >= 1 begins a segment where its own flag is set, or its successor's (decreasing).
+            if constexpr (std::is_floating_point<T>::value) {
+                if (by_vectors) {
+                    detail::active_kernels().recurrence.get<T>().limited_fill_rows(part, streamed);
+                    return;
+                }
+            }
+            for (std::ptrdiff_t r = 0; r < part.rows; ++r) {
+                const T* in = reinterpret_cast<const T*>(reinterpret_cast<const char*>(part.x) + r * part.x_step);
+                T* out = reinterpret_cast<T*>(reinterpret_cast<char*>(part.out) + r * part.out_step);
                 const std::uint8_t* flags =
-                    desc.reset == nullptr || k == 0
-                        ? nullptr
-                        : element_at(static_cast<const std::uint8_t*>(desc.reset), desc.reset_strides, l, c,
-                                     reverse ? i + 1 : i);
-                const std::ptrdiff_t flag_step = desc.reset_strides.column;
-                for (std::ptrdiff_t j = 0; j < w; ++j) {
+                    part.starts == nullptr || r == 0 ? nullptr : part.starts + (r - 1) * part.starts_step;
+                for (std::ptrdiff_t j = 0; j < part.w; ++j) {
                     FillState<T>& at = states[std::size_t(j)];
-                    if (flags != nullptr && flags[j * flag_step] != 0) {
+                    if (flags != nullptr && flags[j * part.starts_column] != 0) {
                         at = FillState<T>{};
                     }
                     out[j] = fill_step(in[j], at, desc.fill_limit);
                 }
+            }
+        };
+        for (std::ptrdiff_t task = begin; task < end; ++task) {
+            const auto [l, c, w] = tiles.of(task);
+            values.assign(std::size_t(w), T());
+            gaps.assign(std::size_t(w), T(limit + T(1)));
+            std::fill(states.begin(), states.end(), FillState<T>{});
+            const std::ptrdiff_t first = reverse ? desc.n - 1 : 0, sign = reverse ? -1 : 1;
+            const auto* reset = static_cast<const std::uint8_t*>(desc.reset);
+            const detail::FillRows<T> rows{
+                element_at(static_cast<const T*>(desc.b), desc.b_strides, l, c, first),
+                sign * desc.b_strides.step,
+                element_at(static_cast<T*>(desc.out), desc.out_strides, l, c, first),
+                sign * desc.out_strides.step,
+                // (walked row r >= 1 begins a segment at its own flag, or at its successor's: decreasing)
+                reset == nullptr || desc.n < 2 ? nullptr
+                                               : element_at(reset, desc.reset_strides, l, c, reverse ? desc.n - 1 : 1),
+                sign * desc.reset_strides.step,
+                desc.reset_strides.column,
+                values.data(),
+                gaps.data(),
+                limit,
+                desc.n,
+                w};
+            if (holds_own<T>(desc.b_stored) && holds_own<T>(desc.out_stored)) {
+                walk(rows, nullptr, streams);
+                continue;
+            }
+            const auto buffers = ChunkBuffers<T>::of_this_thread();
+            for (std::ptrdiff_t r0 = 0; r0 < desc.n; r0 += band_rows<T>(w)) {
+                const RowBand<T> band{r0, std::min(band_rows<T>(w), desc.n - r0), buffers.scratch};
+                detail::FillRows<T> part = rows;
+                part.rows = band.rows;
+                std::tie(part.x, part.x_step) =
+                    band.of(rows.x, rows.x_step, desc.b_strides.column, w, desc.b_stored, buffers.values, true);
+                std::tie(part.out, part.out_step) =
+                    band.of(rows.out, rows.out_step, desc.out_strides.column, w, desc.out_stored, buffers.values,
+                            false);
+                const bool flagged = rows.starts != nullptr && r0 > 0;
+                part.starts = flagged ? rows.starts + r0 * rows.starts_step : rows.starts;
+                walk(part, flagged ? rows.starts + (r0 - 1) * rows.starts_step : nullptr, false);
+                band.write(part.out, rows.out, rows.out_step, desc.out_strides.column, w, desc.out_stored);
             }
         }
     });
@@ -1161,12 +1313,17 @@ void run_job(const RecurrenceJob& job, bool weighted) {
 constexpr std::ptrdiff_t interleaved_block_elements = chunk;
 
 // How many lines a job's blocks hold (0: the job runs as it is): where b's or out's lines are strided (staged)
-// and lie closer together than their elements, and at least two lines fit a block.
-std::ptrdiff_t interleaved_block(const RecurrenceJob& job, std::ptrdiff_t size) {
+// and lie closer together than their elements, and at least two lines fit a block; T's own elements only (others
+// are converted a chunk of a line at a time).
+template <class T>
+std::ptrdiff_t interleaved_block(const RecurrenceJob& job) {
+    const std::ptrdiff_t size = sizeof(T);
     const auto interleaved = [&](const RecurrenceStrides& strides) {
         return strides.step != size && std::abs(strides.line) < std::abs(strides.step);
     };
-    if (job.columns != 1 || job.lines < 2 || job.n < 2 ||
+    const bool own = holds_own<T>(job.b_stored) && holds_own<T>(job.out_stored) &&
+                     (job.a == nullptr || holds_own<T>(job.a_stored));
+    if (!own || job.columns != 1 || job.lines < 2 || job.n < 2 ||
         !(interleaved(job.b_strides) || interleaved(job.out_strides))) {
         return 0;
     }
@@ -1243,9 +1400,14 @@ void run_interleaved(const RecurrenceJob& job, bool weighted, std::ptrdiff_t blo
 // A description's jobs, of its operator and data type (checked by validate): each type's runners compiled once.
 template <class T>
 void run_each(const std::vector<RecurrenceJob>& jobs, bool weighted) {
-    for (const RecurrenceJob& job : jobs) {
+    for (RecurrenceJob job : jobs) {
+        T a_value;  // a scalar a stored otherwise than as T, converted once
+        if (job.a_value != nullptr && !holds_own<T>(job.a_stored)) {
+            a_value = read_one<T>(job.a_value, job.a_stored);
+            job.a_value = &a_value;
+        }
         // (Real types only: the complex recurrences and float16 fills keep each line's own staging.)
-        const std::ptrdiff_t block = std::is_floating_point<T>::value ? interleaved_block(job, sizeof(T)) : 0;
+        const std::ptrdiff_t block = std::is_floating_point<T>::value ? interleaved_block<T>(job) : 0;
         if constexpr (std::is_floating_point<T>::value) {
             if (block > 0) {
                 run_interleaved<T>(job, weighted, block);
@@ -1295,6 +1457,9 @@ void run_jobs(const detail::Plan& plan, const CumulativeOperatorDesc& desc, bool
         std::tie(job.initial, job.initial_strides) = view(Role::initial);
         std::tie(job.reset, job.reset_strides) = view(Role::reset);
         std::tie(job.a, job.a_strides) = view(Role::coefficient);
+        job.a_stored = {desc.coefficient.data_type, desc.coefficient.byte_swapped};
+        job.b_stored = {desc.input.data_type, desc.input.byte_swapped};
+        job.out_stored = {desc.output.data_type, desc.output.byte_swapped};
         if (scalar_a) {
             job.a_value = job.a;
             job.a = nullptr;
@@ -1307,7 +1472,8 @@ void run_jobs(const detail::Plan& plan, const CumulativeOperatorDesc& desc, bool
     });
     const bool weighted = desc.op == CumulativeOperator::weighted_mean;
     switch (desc.output.data_type) {
-        case DataType::float16: return run_each<std::uint16_t>(jobs, weighted);  // (a fill's: its bits selected)
+        case DataType::float16:  // (computed in float32; a fill's bits selected as they are)
+            return desc.fill_limit > 0 ? run_each<std::uint16_t>(jobs, weighted) : run_each<float>(jobs, weighted);
         case DataType::float32: return run_each<float>(jobs, weighted);
         case DataType::float64: return run_each<double>(jobs, weighted);
         case DataType::complex64: return run_each<std::complex<float>>(jobs, weighted);
@@ -1374,7 +1540,7 @@ void run_recurrence(const Plan& plan, const CumulativeOperatorDesc& desc) {
             return run_recurrence(make_plan(sorted), sorted);
         }
     }
-    if (!rows || runs_as_columns(plan)) {
+    if (!rows || runs_as_columns(plan, desc)) {
         return run_jobs(plan, desc, rows);
     }
     // The rule walks rows, but out, a or the reset do not lie as b does after the axis: those read or written through
@@ -1391,7 +1557,7 @@ void run_recurrence(const Plan& plan, const CumulativeOperatorDesc& desc) {
         }
     }
     const Plan plan_of_copies = make_plan(staged);
-    run_jobs(plan_of_copies, staged, runs_as_columns(plan_of_copies));
+    run_jobs(plan_of_copies, staged, runs_as_columns(plan_of_copies, staged));
     if (copies[0]) {
         copies[0]->write_back();
     }

@@ -27,7 +27,7 @@ enum class AxisDirection : std::uint8_t { increasing, decreasing };
 // log_sum_exp (log of the running sum of exp, floating types only), forward_fill (each NaN takes the last number
 // before it in scan order; floating and complex types only); linear_recurrence (y[i] = a[i] * y[i-1] + b[i], the input
 // b and the coefficients a: CumulativeOperatorDesc::coefficient) and weighted_mean (pandas' exponentially weighted
-// mean: CumulativeOperatorDesc::weighting), in float32, float64 and (the recurrence) complex types.
+// mean: CumulativeOperatorDesc::weighting), in floating and (the recurrence) complex types.
 enum class CumulativeOperator : std::uint8_t {
     summation, product, maximum, minimum, log_sum_exp, forward_fill, linear_recurrence, weighted_mean
 };
@@ -69,9 +69,11 @@ struct CumulativeOperatorDesc {
     TensorView labels;
     // Beyond DirectML, linear_recurrence only, and required there: the coefficients a (y[i] = a[i] * y[i-1] + b[i],
     // walked in the direction: y[i] = a[i] * y[i+1] + b[i] decreasing) and each line's state before its first element
-    // in the walk, which a segment (reset) also starts again from. The output's data type and the input's sizes, any
-    // strides, 0 where a value repeats: a scalar a is one element at stride 0 along every axis, and `initial` is at
-    // stride 0 along the axis. Neither may overlap the output.
+    // in the walk, which a segment (reset) also starts again from. The input's sizes, any strides, 0 where a value
+    // repeats: a scalar a is one element at stride 0 along every axis, and `initial` is at stride 0 along the axis.
+    // The coefficients of any type the input may be of (OperatorTraits::on_recurrence_runner), in either byte order;
+    // `initial` of the type the result is computed in (the output's; float32 for float16), native. Neither may
+    // overlap the output.
     TensorView coefficient;
     TensorView initial;
     std::size_t axis = 0;
@@ -97,7 +99,8 @@ struct CumulativeOperatorDesc {
         bool ignore_na = false;
     } weighting;
     // Beyond DirectML, forward_fill only: where > 0, at most this many NaN in a row are filled after a number (pandas'
-    // limit; the others keep their bits), on the recurrences' runner (native byte order; no labels yet).
+    // limit; the others keep their bits), on the recurrences' runner (the input of the output's type, in either byte
+    // order; no labels yet).
     std::ptrdiff_t fill_limit = 0;
 };
 
@@ -119,8 +122,9 @@ struct OperatorTraits {
     bool skips_nan;              // CumulativeOperatorDesc::skip_nan is taken
     bool writes_indices;         // CumulativeOperatorDesc::indices is taken
     bool builds_tables;          // with `then`, a plain scan of it builds a summed-area table in one pass
-    // Run by the recurrences' runner (recurrence.cpp), in float32, float64 and complex types only: the caller converts
-    // others (its lines are not staged through the scan paths' conversions yet).
+    // Run by the recurrences' runner (recurrence.cpp): floating and complex results (float16 computed in float32),
+    // from inputs and coefficients of any type that casts to the result's by NumPy's 'same_kind' rules (complex only
+    // to complex), in either byte order, converted a chunk at a time (recurrence_staging.hpp).
     bool on_recurrence_runner;
     bool recurs;                 // CumulativeOperatorDesc::coefficient and initial are required (else refused)
     bool takes_segments;         // exclusive and reset are taken
