@@ -199,3 +199,19 @@ def test_stored_operands_that_do_not_cast():
     with pytest.raises(TypeError):
         simdscan.linear_recurrence(np.full(10, 0.5 + 0j), np.ones(10), dtype=np.float64, out=out)
     assert not out.any()
+
+
+@pytest.mark.parametrize("call", ["linear_recurrence", "ewm_mean", "ffill"])
+def test_swapped_outputs_streamed(call):
+    """A byte-swapped out large enough to stream past the caches (conftest's threshold), at every element offset within
+    a cache line: the bits of the native result."""
+    rng = np.random.default_rng(seed_of("swapped streamed", call))
+    run = {"linear_recurrence": lambda x, **kw: simdscan.linear_recurrence(0.99, x, **kw),
+           "ewm_mean": lambda x, **kw: simdscan.ewm_mean(x, alpha=0.01, **kw),
+           "ffill": lambda x, **kw: simdscan.ffill(x, limit=3, **kw)}[call]
+    x = _data(rng, (600_001,), "float64", nan=True)
+    want = run(x)
+    for offset in range(8):
+        out = np.empty(x.size + 8, ">f8")[offset:offset + x.size]
+        assert run(x, out=out) is out
+        assert_same_bits(_native(out), want, f"{call} swapped out at element {offset}")

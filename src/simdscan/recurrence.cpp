@@ -442,7 +442,7 @@ public:
             kernel_(span, state, detail::RecurrenceModes{writes, desc_.exclusive, streams_ && !staged_out});
         if (writes && staged_out) {
             detail::write_converted(buffers.values, out, desc_.out_strides.step, count, desc_.out_stored,
-                                    buffers.scratch);
+                                    buffers.scratch, streams_);
         }
         return pair;
     }
@@ -724,7 +724,7 @@ public:
         }
         if (staged_out) {
             detail::write_converted(buffers.values, out, desc_.out_strides.step, count, desc_.out_stored,
-                                    buffers.scratch);
+                                    buffers.scratch, streams_);
         }
         return own;
     }
@@ -1147,7 +1147,8 @@ bool fill_chunk(const RecurrenceJob& desc, std::ptrdiff_t l, std::ptrdiff_t k, b
     const bool own = fill_elements(in, target, count, starts, readable, reverse, desc.fill_limit,
                                    streams && target == out, at);
     if (staged_out) {
-        detail::write_converted(buffers.values, out, desc.out_strides.step, count, desc.out_stored, buffers.scratch);
+        detail::write_converted(buffers.values, out, desc.out_strides.step, count, desc.out_stored, buffers.scratch,
+                                streams);
     }
     return own;
 }

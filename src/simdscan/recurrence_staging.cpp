@@ -37,12 +37,13 @@ void move_elements(const void* from, void* to, std::ptrdiff_t step, std::size_t 
     }
 }
 
-// Reverses the bytes of `count` contiguous elements of `type` (a complex number's parts apart) from `from` into `to`.
-void swap_bytes(DataType type, const void* from, void* to, std::ptrdiff_t count) {
+// Reverses the bytes of `count` contiguous elements of `type` (a complex number's parts apart) from `from` into `to`
+// (past the caches where `streams`).
+void swap_bytes(DataType type, const void* from, void* to, std::ptrdiff_t count, bool streams = false) {
     const std::size_t size = element_size(type);
     const std::size_t unit = type == DataType::complex64 || type == DataType::complex128 ? size / 2 : size;
     if (unit > 1) {
-        active_kernels().copy_byteswapped[byteswap_slot(unit)](from, to, count * std::ptrdiff_t(size / unit), false);
+        active_kernels().copy_byteswapped[byteswap_slot(unit)](from, to, count * std::ptrdiff_t(size / unit), streams);
     } else if (from != to) {
         std::memcpy(to, from, std::size_t(count) * size);
     }
@@ -121,7 +122,7 @@ void read_converted(const void* from, std::ptrdiff_t step, std::ptrdiff_t count,
 
 template <class T>
 void write_converted(const T* from, void* to, std::ptrdiff_t step, std::ptrdiff_t count, const Stored& stored,
-                     const ConversionScratch& scratch) {
+                     const ConversionScratch& scratch, bool streams) {
     const std::size_t size = element_size(stored.type);
     const bool packed = step == std::ptrdiff_t(size);
     const void* elements = from;
@@ -134,7 +135,7 @@ void write_converted(const T* from, void* to, std::ptrdiff_t step, std::ptrdiff_
     }
     if (stored.swapped) {
         void* swapped = packed ? to : scratch.stored;
-        swap_bytes(stored.type, elements, swapped, count);
+        swap_bytes(stored.type, elements, swapped, count, streams && packed);
         elements = swapped;
     }
     if (elements == to) {
@@ -151,7 +152,7 @@ void write_converted(const T* from, void* to, std::ptrdiff_t step, std::ptrdiff_
     template void read_converted(const void*, std::ptrdiff_t, std::ptrdiff_t, const Stored&, T*,                      \
                                  const ConversionScratch&);                                                           \
     template void write_converted(const T*, void*, std::ptrdiff_t, std::ptrdiff_t, const Stored&,                    \
-                                  const ConversionScratch&);
+                                  const ConversionScratch&, bool);
 SIMDSCAN_RECURRENCE_STAGING(std::uint16_t)
 SIMDSCAN_RECURRENCE_STAGING(float)
 SIMDSCAN_RECURRENCE_STAGING(double)

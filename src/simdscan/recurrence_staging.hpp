@@ -61,10 +61,10 @@ void read_converted(const void* from, std::ptrdiff_t step, std::ptrdiff_t count,
                     const ConversionScratch& scratch);
 
 // `count` contiguous values of T at `from` into `to`, `step` bytes apart, stored as `stored` (T's own type or, from
-// float, float16), rounded as NumPy's astype rounds.
+// float, float16), rounded as NumPy's astype rounds; byte-swapped packed outputs past the caches where `streams`.
 template <class T>
 void write_converted(const T* from, void* to, std::ptrdiff_t step, std::ptrdiff_t count, const Stored& stored,
-                     const ConversionScratch& scratch);
+                     const ConversionScratch& scratch, bool streams = false);
 
 }  // namespace detail
 }  // namespace simdscan
