@@ -50,6 +50,7 @@ for needed in pyproject.toml CMakeLists.txt README.md PKG-INFO build_backend/sim
               python/simdscan/py.typed \
               src/simdscan/executor.cpp src/simdscan/operators.cpp src/simdscan/plan.cpp src/simdscan/parallel.cpp src/simdscan/dispatch.cpp \
               src/simdscan/kernels_family.cpp.in src/simdscan/kernels_tier.cpp.in \
+              src/simdscan/recurrences/jobs.cpp src/simdscan/recurrences/state_paths.hpp \
               src/simdscan/families/sums.hpp cmake/tiers.cmake cmake/tier_build.cmake; do
   grep -qxF "$needed" "$work/sdist-files" || die "the sdist lacks $needed"
 done

@@ -393,7 +393,7 @@ def test_thread_count_does_not_change_a_bit(shape, axis, dtype):
             assert_same_bits(simdscan.ewm_mean(x, axis, **params), single, f"{params}: {threads} threads vs 1")
 
 
-CHUNK = 1 << 15  # the core's chunk of a line (recurrence.cpp): a long line's state handed on at these places
+CHUNK = 1 << 15  # the core's chunk of a line (recurrences/state_paths.hpp): a long line's state handed on at these places
 
 
 def chunked_line(rng, pattern, dtype):

@@ -276,8 +276,9 @@ template <class T>
 using ShiftedSumState = ShiftedSum<double>;  // element by element (LogSumExpSteps)
 using LogSumExpKernels = KernelSet<DoubleState, ShiftedSumState, float, double>;
 
-// A span of a linear recurrence's line (recurrence.cpp): n contiguous elements, walked in memory order or from their
-// end, each state a * (the state before it) + b, or `initial` * a + b where the element begins a segment in the walk.
+// A span of a linear recurrence's line (recurrences/linear.cpp): n contiguous elements, walked in memory order or
+// from their end, each state a * (the state before it) + b, or `initial` * a + b where the element begins a segment
+// in the walk.
 template <class T>
 struct RecurrenceSpan {
     const T* a;       // n of them beside b's, or null: a_value for every element
@@ -324,7 +325,7 @@ struct RecurrenceChains {
 
 // n elements of a recurrence span one at a time, from walk position `from` on (from the span's end where reverse):
 // the kernels' tails and vectors with a segment's start. Scalar code, the same in every tier: compiled once, with
-// the core (recurrence.cpp), for float, double and their complex types.
+// the core (recurrences/linear.cpp), for float, double and their complex types.
 template <class T>
 void recur_elements(const RecurrenceSpan<T>& span, std::ptrdiff_t from, std::ptrdiff_t n, RecurrenceChains<T>& at,
                     RecurrenceModes modes, bool reverse);
@@ -336,10 +337,10 @@ P* row_of(P* p, std::ptrdiff_t step, std::ptrdiff_t r) {
     return reinterpret_cast<P*>(reinterpret_cast<Byte*>(p) + r * step);
 }
 
-// The rows of an outer-axis linear recurrence (recurrence.cpp's rows path): `rows` rows of w columns side by side,
-// each column a recurrence of its own, walked from the first given row by the signed byte steps; within a row the
-// columns of b, out, states and initial are contiguous, and a's (or one a for every column; none where a is null:
-// a_value everywhere).
+// The rows of an outer-axis linear recurrence (the state paths' rows, recurrences/state_paths.hpp): `rows` rows of
+// w columns side by side, each column a recurrence of its own, walked from the first given row by the signed byte
+// steps; within a row the columns of b, out, states and initial are contiguous, and a's (or one a for every column;
+// none where a is null: a_value everywhere).
 template <class T>
 struct RecurrenceRows {
     const T* a;
@@ -388,7 +389,7 @@ struct WeightedMeanChunk {
 
 // Columns [from, to) of RecurrenceRows' rows [r0, r1), each on its own, element by element: the rows kernels' columns
 // left beside their vectors (the same arithmetic: a multiply, then an add). Compiled once with the core
-// (recurrence.cpp), for float, double and their complex types.
+// (recurrences/linear.cpp), for float, double and their complex types.
 template <class T>
 void recur_columns(const RecurrenceRows<T>& rows, std::ptrdiff_t from, std::ptrdiff_t to, std::ptrdiff_t r0,
                    std::ptrdiff_t r1, bool exclusive);
@@ -447,27 +448,28 @@ struct MeanSteps {
 
 // Columns [from, to) of WeightedMeanRows' rows [r0, r1), each on its own, element by element from its state arrays
 // (weighted_mean_elements or recursive_mean_elements): the mean rows kernels' columns beside their vectors, and
-// their vectors from a row where a column's weights are few. Compiled once with the core (recurrence.cpp).
+// their vectors from a row where a column's weights are few. Compiled once with the core
+// (recurrences/weighted_mean.cpp).
 template <class T>
 void mean_columns(const WeightedMeanRows<T>& rows, const MeanSteps<T>& steps, std::ptrdiff_t from, std::ptrdiff_t to,
                   std::ptrdiff_t r0, std::ptrdiff_t r1);
 
 // weighted_mean element by element from `from` (count of them): as pandas updates its mean where the weights are
 // few (the mean moved towards each value by its share of the weights), else the two sums. Compiled with the core
-// (recurrence.cpp), for float and double.
+// (recurrences/weighted_mean.cpp), for float and double.
 template <class T>
 void weighted_mean_elements(const T* x, T* out, std::ptrdiff_t from, std::ptrdiff_t count, T decay, bool ignore_na,
                             WeightedMeanState<T>& at);
 
 // recursive_mean element by element from `from` (count of them), as pandas' adjust=False loop: at each value the
 // mean moves to (kept * mean + alpha * x) / (kept + alpha), as two quotients' products. Compiled with the core
-// (recurrence.cpp), for float and double.
+// (recurrences/weighted_mean.cpp), for float and double.
 template <class T>
 void recursive_mean_elements(const T* x, T* out, std::ptrdiff_t from, std::ptrdiff_t count, T decay, T alpha,
                              bool ignore_na, RecursiveMeanState<T>& at);
 
 // A chunk's own composition (WeightedMeanChunk, RecursiveMeanChunk) carried element by element over x[from, from +
-// count): the kernels' steps where a vector is not composed. Compiled with the core (recurrence.cpp).
+// count): the kernels' steps where a vector is not composed. Compiled with the core (recurrences/weighted_mean.cpp).
 template <class T>
 void weighted_mean_chunk_elements(const T* x, std::ptrdiff_t from, std::ptrdiff_t count, T decay, bool ignore_na,
                                   WeightedMeanChunk<T>& chunk);

@@ -80,7 +80,7 @@ void visit_operator_kernels(const CumulativeOperatorDesc& desc, const KernelTabl
             return;
         case CumulativeOperator::linear_recurrence:
         case CumulativeOperator::weighted_mean:
-            return;  // the recurrences' runner's (recurrence.cpp)
+            return;  // the recurrences' runner's (recurrences/)
     }
 }
 

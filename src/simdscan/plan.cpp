@@ -110,7 +110,7 @@ std::array<const TensorView*, Role::count> operand_views(const CumulativeOperato
     return {&desc.input, &desc.output, &desc.indices, &desc.reset, &desc.labels, &desc.coefficient, &desc.initial};
 }
 
-// Whether the recurrences' runner reads elements of type `from` as `to`'s (recurrence_staging.hpp): by NumPy's
+// Whether the recurrences' runner reads elements of type `from` as `to`'s (recurrences/staging.hpp): by NumPy's
 // 'same_kind' casts (complex only to complex); a fill's outputs are its input's elements, of the output's type.
 bool runner_reads(DataType from, DataType to, bool fills) {
     const auto complex = [](DataType t) { return t == DataType::complex64 || t == DataType::complex128; };

@@ -80,7 +80,7 @@ enum class Path : std::uint8_t {
 
 Path choose_path(const Plan& plan);
 
-// Whether the recurrences' runner (recurrence.cpp) runs a job: its operator's (OperatorTraits::on_recurrence_runner),
+// Whether the recurrences' runner (recurrences/jobs.cpp) runs a job: its operator's (OperatorTraits::on_recurrence_runner),
 // and a forward fill with a limit, whose state (the elements since the last number) the scan paths' fills lack.
 inline bool on_recurrence_runner(const CumulativeOperatorDesc& desc) {
     return operator_traits(desc.op).on_recurrence_runner || desc.fill_limit > 0;

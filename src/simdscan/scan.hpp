@@ -122,9 +122,9 @@ struct OperatorTraits {
     bool skips_nan;              // CumulativeOperatorDesc::skip_nan is taken
     bool writes_indices;         // CumulativeOperatorDesc::indices is taken
     bool builds_tables;          // with `then`, a plain scan of it builds a summed-area table in one pass
-    // Run by the recurrences' runner (recurrence.cpp): floating and complex results (float16 computed in float32),
+    // Run by the recurrences' runner (recurrences/): floating and complex results (float16 computed in float32),
     // from inputs and coefficients of any type that casts to the result's by NumPy's 'same_kind' rules (complex only
-    // to complex), in either byte order, converted a chunk at a time (recurrence_staging.hpp).
+    // to complex), in either byte order, converted a chunk at a time (recurrences/staging.hpp).
     bool on_recurrence_runner;
     bool recurs;                 // CumulativeOperatorDesc::coefficient and initial are required (else refused)
     bool takes_segments;         // exclusive and reset are taken

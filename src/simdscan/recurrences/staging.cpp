@@ -1,13 +1,13 @@
-// The recurrences' runner's conversions (recurrence_staging.hpp): compiled at the core's full optimization (the runner
+// The recurrences' runner's conversions (recurrences/staging.hpp): compiled at the core's full optimization (the runner
 // itself is compiled for size), so that the casts' loops run in vectors.
-#include "recurrence_staging.hpp"
+#include "staging.hpp"
 
 #include <cstring>
 #include <type_traits>
 
-#include "dispatch.hpp"
-#include "element_types.hpp"
-#include "kernels.hpp"
+#include "../dispatch.hpp"
+#include "../element_types.hpp"
+#include "../kernels.hpp"
 
 namespace simdscan {
 namespace detail {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "scan.hpp"
+#include "../scan.hpp"
 
 namespace simdscan {
 namespace detail {
