@@ -525,6 +525,29 @@ def test_ewm_mean_long_line_against_pandas():
         check_close(got, want, 1e-12, f"adjust={adjust} ignore_na={ignore_na}")
 
 
+@pytest.mark.parametrize("adjust, ignore_na", MODES, ids=MODE_IDS)
+def test_ewm_mean_chunks_carry_the_core_state(adjust, ignore_na):
+    """Chunks longer than the core's own (32768 elements), cut anywhere, each line's state carried from one to the next:
+    a long line within 1e-12 of the NumPy level (a NaN run across a boundary, alpha 1 whose weights fall to 0 at a
+    NaN); a table along axis 0 (its rows walked element by element) bit for bit, float32 and float16 too."""
+    rng = np.random.default_rng(seed_of("dask ewm carried", adjust, ignore_na))
+    n = 100_003
+    data = rng.normal(size=n) + 3
+    data[rng.random(n) < 0.25] = np.nan
+    data[40_000:41_000] = np.nan
+    for alpha in (0.001, 0.3, 1.0):
+        kw = dict(adjust=adjust, ignore_na=ignore_na, alpha=alpha)
+        want = simdscan.ewm_mean(data, **kw)
+        for chunks in ((40_500, 59_503), (33_000, 7_000, 60_003)):
+            got = computed(sdask.ewm_mean(da.from_array(data, chunks=(chunks,)), **kw))
+            check_close(got, want, 1e-12, f"1-D chunks {chunks} {kw}")
+        table = data[: 1000 * 100].reshape(1000, 100)
+        for dtype in ("float64", "float32", "float16"):
+            t = table.astype(dtype)
+            lazy = sdask.ewm_mean(da.from_array(t, chunks=((300, 1, 699), (64, 36))), 0, **kw)
+            check_equal(computed(lazy), simdscan.ewm_mean(t, 0, **kw), f"{dtype} table along axis 0 {kw}")
+
+
 # --------------------------------------------------------------------------
 # the NumPy-level functions hand Dask arrays over
 # --------------------------------------------------------------------------

@@ -444,12 +444,26 @@ py::object linear_recurrence(const py::array& b, const py::array& a, const py::a
 }
 
 // simdscan.ewm_mean's core call (_recurrence.py): x real (at least 1-D), out None or of its shape and the result's
-// dtype (`dtype`, None: x's), floating; pandas' mean along axis.
+// dtype (`dtype`, None: x's), floating; pandas' mean along axis. `states` (simdscan.dask's chunks): None, or each
+// line's state (x's shape without the axis, then 4; the dtype computed in, writable), read before the line's first
+// element and given the state after its last (scan.hpp's Weighting).
 py::object weighted_mean(const py::array& x, const py::object& out, std::size_t axis, double alpha, bool adjust,
-                         bool ignore_na, const py::object& dtype) {
+                         bool ignore_na, const py::object& dtype, const py::object& states) {
+    const std::vector<py::ssize_t> sizes(x.shape(), x.shape() + x.ndim());
     const py::array values = apart_from(x, out);
     auto& desc = recurrence_desc(simdscan::CumulativeOperator::weighted_mean, values, axis);
     desc.weighting = {alpha, adjust, ignore_na};
+    py::array records;
+    if (!states.is_none()) {
+        const auto given = py::reinterpret_borrow<py::array>(states);
+        const py::ssize_t last = given.ndim() - 1;
+        if (!given.writeable() || given.ndim() != x.ndim() || given.shape(last) != 4 ||
+            given.strides(last) != given.itemsize()) {
+            throw py::value_error("states: writable, of x's shape without the axis, then 4 values side by side");
+        }
+        records = given[py::make_tuple(py::ellipsis(), 0)];
+        describe_broadcast(desc.initial, records, sizes, axis);
+    }
     return run_into(desc, values, out, result_dtype(values, dtype));
 }
 
@@ -713,9 +727,10 @@ PYBIND11_MODULE(_core, m) {
           "y = a * y + b along axis (from the end where reverse), a broadcast to b's shape, initial to its lines, in "
           "dtype (None: b's); returns out, or a new array; for simdscan.linear_recurrence.");
     m.def("weighted_mean", &weighted_mean, py::arg("x"), py::arg("out"), py::arg("axis"), py::arg("alpha"),
-          py::arg("adjust"), py::arg("ignore_na"), py::arg("dtype") = py::none(),
-          "weighted_mean(x, out, axis, alpha, adjust, ignore_na, dtype=None): pandas' exponentially weighted mean "
-          "along axis, in dtype (None: x's); returns out, or a new array; for simdscan.ewm_mean.");
+          py::arg("adjust"), py::arg("ignore_na"), py::arg("dtype") = py::none(), py::arg("states") = py::none(),
+          "weighted_mean(x, out, axis, alpha, adjust, ignore_na, dtype=None, states=None): pandas' exponentially "
+          "weighted mean along axis, in dtype (None: x's), each line from and into its state in states where given; "
+          "returns out, or a new array; for simdscan.ewm_mean and simdscan.dask.ewm_mean.");
     m.def("limited_fill", &limited_fill, py::arg("x"), py::arg("out"), py::arg("axis"), py::arg("reverse"),
           py::arg("limit"), py::arg("reset"),
           "limited_fill(x, out, axis, reverse, limit, reset): ffill along axis filling at most limit NaN in a row "

@@ -49,6 +49,7 @@ def weighted_mean(
     adjust: bool,
     ignore_na: bool,
     dtype: Optional[np.dtype] = None,
+    states: Optional[np.ndarray] = None,
 ) -> np.ndarray: ...
 def limited_fill(
     x: np.ndarray, out: Optional[np.ndarray], axis: int, reverse: bool, limit: int, reset: Optional[np.ndarray]

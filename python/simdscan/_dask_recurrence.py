@@ -12,23 +12,27 @@ The state ``y`` of a line leaves a chunk as ``A * s + B``, ``s`` the state it en
    carry reaches, as the NumPy level hands on from chunk to chunk (that task then runs the chunk);
 3. each chunk run by :func:`simdscan.linear_recurrence` with ``initial=`` its carry (its elements walked before the
    chunk's first segment start), its segments from ``initial`` (the rest, by simdscan's own ``reset=``).
+
+ewm_mean's chunks carry the core's own state of each line (its weighted sums, or its mean and the weight kept) from
+one chunk to the next along the axis: each chunk walked once, from the state the chunk before it left.
 """
 
 from __future__ import annotations
 
 from functools import partial
 from itertools import product
-from typing import Any, Callable, Optional
+from operator import getitem
+from typing import Any, Optional
 
 import dask.array as da
 import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
+from . import _core
 from ._array_types import numpy_level
 from ._axes import is_decreasing, normalize_axis
 from ._dask_operands import _reset_operand, _segments, _walked_layout, _without_empty_chunks
-from ._dask_scan import _scan
 from ._dask_segments import _head, _starts
 from ._ops import OPS
 from ._recurrence import _alpha, _broadcast, _check_initial, _is_weak, _result_dtype, ewm_dtypes
@@ -171,11 +175,6 @@ def _whole(b: np.ndarray, *operands: np.ndarray, a: Any, init: Any, reset: bool,
     direction = Direction.DECREASING if decreasing else Direction.INCREASING
     return _numpy_recurrence(a, b, axis, direction=direction, exclusive=exclusive,
                              initial=_line_state(init, axis), reset=flags, dtype=rdt)
-
-
-def _gains(weights: np.ndarray, seen: np.ndarray) -> np.ndarray:
-    """Each value's share of the weights so far (1 / their sum), 0 at a NaN, whose sum may have fallen to 0."""
-    return np.divide(seen, weights, out=np.zeros_like(weights), where=seen != 0)
 
 
 # --------------------------------------------------------------------------
@@ -327,45 +326,31 @@ def discounted_cumsum(x: Any, gamma: Any, axis: Optional[int] = -1, *, reset: An
     return linear_recurrence(gamma, x, axis, direction="decreasing", reset=reset)
 
 
-def _unseen_as_nan(means: np.ndarray, unseen: np.ndarray) -> np.ndarray:
-    return np.where(unseen, means.dtype.type(np.nan), means)
+def _fresh_states(shape: tuple[int, ...], adjust: bool, compute: np.dtype) -> np.ndarray:
+    """Each line's state before its first element, as the core's weighted mean takes it (scan.hpp's Weighting):
+    no weights (adjust) or a whole weight kept (adjust=False), the mean NaN, and no value yet."""
+    states = np.empty(shape + (4,), compute)  # (each line's four values side by side, as the core reads them)
+    states[...] = (0.0, 0.0 if adjust else 1.0, np.nan, 1.0)
+    return states
 
 
-def ewm_terms(values: Any, along: int, smoothing: float, adjust: bool, ignore_na: bool, positions: Any,
-              running_max: Callable[..., Any]) -> tuple[Any, ...]:
-    """The recurrences of :func:`ewm_mean`, from ``values`` (in the compute dtype), which Dask composes across
-    chunks (the NumPy level runs them in the core's kernels). ``positions``: each element's index along ``along``,
-    broadcast to ``values``; ``running_max(x, axis, exclusive=False)``: cummax.
-
-    adjust=True: (aging, observed, seen), the means ``recurrence(aging, observed) / recurrence(aging, seen)``, the
-    weighted totals of the values and of their weights. adjust=False: (coefficient, term, unseen), the means
-    ``recurrence(coefficient, term)``, NaN where ``unseen`` (no value yet in the line)."""
-    compute = values.dtype
-    seen = np.isfinite(values)  # pandas takes +-inf for missing, as NaN
-    observed = np.where(seen, values, compute.type(0))
-    decay = compute.type(1.0 - smoothing)
-    if adjust:
-        aging: Any = np.where(seen, decay, compute.type(1)) if ignore_na else decay
-        return aging, observed, seen.astype(compute)
-    last = running_max(np.where(seen, positions, -1), along, exclusive=True)
-    steps: Any = 1 if ignore_na else np.where(last < 0, 1, positions - last)
-    kept = np.float64(decay) ** steps
-    carried = np.where(last < 0, 0.0, kept / (kept + smoothing)).astype(compute)
-    coefficient = np.where(seen, carried, compute.type(1))
-    return coefficient, np.where(seen, (1 - carried) * observed, compute.type(0)), (last < 0) & ~seen
-
-
-def _running_max(x: Any, axis: int, exclusive: bool = False) -> da.Array:
-    """:func:`simdscan.dask.cummax` of ``x`` along ``axis``, increasing."""
-    return _scan("cummax", x, axis, "increasing", exclusive, return_indices=False, reset=None, labels=None)
+def _ewm_chunk(block: np.ndarray, carried: Optional[tuple[np.ndarray, np.ndarray]], *, axis: int, smoothing: float,
+               adjust: bool, ignore_na: bool, rdt: np.dtype, compute: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """A chunk's means, each line walked by simdscan's kernels from the state the chunk before it left (``carried``:
+    that chunk's pair; None for the first chunk along the axis), and the states it leaves."""
+    off_in_dask_workers()
+    shape = block.shape[:axis] + block.shape[axis + 1:]
+    states = _fresh_states(shape, adjust, compute) if carried is None else carried[1].copy()
+    means = _core.weighted_mean(block, None, axis, smoothing, adjust, ignore_na, rdt, states)
+    return means, states
 
 
 def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optional[float] = None,
              halflife: Optional[float] = None, alpha: Optional[float] = None, adjust: bool = True,
              ignore_na: bool = False) -> da.Array:
-    """simdscan.dask.ewm_mean: the NumPy level's checks, then its recurrences (:func:`ewm_terms`), lazily, each
-    carried across chunks by :func:`linear_recurrence`, and the running maximum of adjust=False by
-    :func:`simdscan.dask.cummax`."""
+    """simdscan.dask.ewm_mean: the NumPy level's checks, then a chain of tasks along the axis, each chunk's lines
+    walked by simdscan's kernels from the states the chunk before it left (one pass over the data; the chunks across
+    the axis in parallel)."""
     smoothing = _alpha(com, span, halflife, alpha)
     data = x if isinstance(x, da.Array) else da.asarray(x)
     rdt, compute = ewm_dtypes(data.dtype)
@@ -377,20 +362,16 @@ def ewm_mean(x: Any, axis: int = -1, *, com: Optional[float] = None, span: Optio
     if data.size == 0:
         return da.zeros(data.shape, dtype=rdt, chunks=data.chunks)
     given = data.chunks
-    # Dask's elementwise broadcasting takes an axis of length 1 for a broadcast one, and fails on its chunks (0, 1)
-    data = _without_empty_chunks(data)
-    shape = [1] * data.ndim
-    shape[along] = data.shape[along]
-    positions = da.arange(data.shape[along], chunks=(data.chunks[along],)).reshape(shape)
-    first, second, third = ewm_terms(data.astype(compute), along, smoothing, adjust, ignore_na, positions,
-                                     _running_max)
-    if adjust:
-        # As pandas updates its mean (and the NumPy level's kernel where the weights run low): the weights' sum, then
-        # the mean moved towards each value by its share of them, which a long run of NaN leaves as it is.
-        weights = linear_recurrence(first, third, along)
-        gains = da.map_blocks(_gains, weights, third, dtype=compute)
-        means = linear_recurrence(1 - gains, gains * second, along)
-        means = da.map_blocks(_unseen_as_nan, means, _running_max(third, along) == 0, dtype=compute)
-    else:
-        means = da.map_blocks(_unseen_as_nan, linear_recurrence(first, second, along), third, dtype=compute)
-    return means.astype(rdt).rechunk(given)
+    data = _without_empty_chunks(data)  # (a chunk of no element would carry no state on)
+    chunk = partial(_ewm_chunk, axis=along, smoothing=smoothing, adjust=bool(adjust), ignore_na=bool(ignore_na),
+                    rdt=rdt, compute=compute)
+    token = tokenize(data.name, along, smoothing, adjust, ignore_na)
+    name, pairs = "simdscan-ewm-mean-" + token, "simdscan-ewm-mean-pair-" + token
+    dsk: dict[Any, Any] = {}
+    for index in product(*(range(n) for n in data.numblocks)):
+        before = index[:along] + (index[along] - 1,) + index[along + 1:]
+        dsk[(pairs,) + index] = (chunk, (data.name,) + index, (pairs,) + before if index[along] else None)
+        dsk[(name,) + index] = (getitem, (pairs,) + index, 0)
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=[data])
+    means = da.Array(graph, name, data.chunks, meta=np.empty((0,) * data.ndim, dtype=rdt))
+    return means.rechunk(given)

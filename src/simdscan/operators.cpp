@@ -16,18 +16,19 @@ bool is_complex(DataType t) {
 
 const OperatorTraits& operator_traits(CumulativeOperator op) {
     // In CumulativeOperator's order: name, needs_order, needs_nan, counts, computes_in_floating, compensates,
-    // skips_nan, writes_indices, builds_tables, on_recurrence_runner, recurs, takes_segments, takes_groups,
-    // fills.
+    // skips_nan, writes_indices, builds_tables, on_recurrence_runner, recurs, carries_states, takes_segments,
+    // takes_groups, fills.
     static constexpr OperatorTraits traits[] = {
-        {"sum", false, false, true, false, true, true, false, true, false, false, true, true, false},
-        {"product", false, false, true, false, false, true, false, false, false, false, true, true, false},
-        {"maximum", true, false, false, false, false, true, true, false, false, false, true, true, false},
-        {"minimum", true, false, false, false, false, true, true, false, false, false, true, true, false},
-        {"log-sum-exp", false, false, false, true, false, false, false, false, false, false, true, true, false},
-        {"forward fill", false, true, false, false, false, false, false, false, false, false, true, true, true},
-        {"linear recurrence", false, false, false, false, false, false, false, false, true, true, true, false, false},
-        {"exponentially weighted mean", false, false, false, true, false, false, false, false, true, false, false, false,
+        {"sum", false, false, true, false, true, true, false, true, false, false, false, true, true, false},
+        {"product", false, false, true, false, false, true, false, false, false, false, false, true, true, false},
+        {"maximum", true, false, false, false, false, true, true, false, false, false, false, true, true, false},
+        {"minimum", true, false, false, false, false, true, true, false, false, false, false, true, true, false},
+        {"log-sum-exp", false, false, false, true, false, false, false, false, false, false, false, true, true, false},
+        {"forward fill", false, true, false, false, false, false, false, false, false, false, false, true, true, true},
+        {"linear recurrence", false, false, false, false, false, false, false, false, true, true, false, true, false,
          false},
+        {"exponentially weighted mean", false, false, false, true, false, false, false, false, true, false, true, false,
+         false, false},
     };
     return traits[std::size_t(op)];
 }

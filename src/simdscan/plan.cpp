@@ -128,20 +128,21 @@ DataType computed_as(DataType t) {
 struct RoleRule {
     const char* name;
     bool OperatorTraits::*taken;
+    bool OperatorTraits::*alternative;  // another trait that takes it too, or null
     bool with_second_axis;
     bool without_skipping_nan;
-    bool required;
+    bool required;  // where `taken` takes it
     DataType data_type;  // (not read for a recurrence's coefficients and initial state)
     bool written;
 };
 constexpr RoleRule role_rules[Role::count] = {
-    {"input", nullptr, true, false, true, DataType::float32, false},  // (checked apart)
-    {"output", nullptr, true, false, true, DataType::float32, true},  // (checked apart)
-    {"indices", &OperatorTraits::writes_indices, false, true, false, DataType::int64, true},
-    {"reset", &OperatorTraits::takes_segments, false, false, false, DataType::boolean, false},
-    {"labels", &OperatorTraits::takes_groups, false, false, false, DataType::int64, false},
-    {"coefficient", &OperatorTraits::recurs, false, false, true, DataType::float32, false},
-    {"initial", &OperatorTraits::recurs, false, false, true, DataType::float32, false},
+    {"input", nullptr, nullptr, true, false, true, DataType::float32, false},  // (checked apart)
+    {"output", nullptr, nullptr, true, false, true, DataType::float32, true},  // (checked apart)
+    {"indices", &OperatorTraits::writes_indices, nullptr, false, true, false, DataType::int64, true},
+    {"reset", &OperatorTraits::takes_segments, nullptr, false, false, false, DataType::boolean, false},
+    {"labels", &OperatorTraits::takes_groups, nullptr, false, false, false, DataType::int64, false},
+    {"coefficient", &OperatorTraits::recurs, nullptr, false, false, true, DataType::float32, false},
+    {"initial", &OperatorTraits::recurs, &OperatorTraits::carries_states, false, false, true, DataType::float32, false},
 };
 
 }  // namespace
@@ -194,10 +195,11 @@ void validate(const CumulativeOperatorDesc& desc) {
     for (std::size_t role = Role::indices; role < Role::count; ++role) {
         const TensorView& view = *views[role];
         const RoleRule& rule = role_rules[role];
-        const bool taken = (traits.*rule.taken) && !(desc.then && !rule.with_second_axis) &&
-                           !(rule.without_skipping_nan && desc.skip_nan);
+        const bool by_trait = traits.*rule.taken;
+        const bool taken = (by_trait || (rule.alternative != nullptr && traits.*rule.alternative)) &&
+                           !(desc.then && !rule.with_second_axis) && !(rule.without_skipping_nan && desc.skip_nan);
         if (view.data == nullptr) {
-            if (rule.required && taken) {
+            if (rule.required && by_trait && taken) {
                 throw std::invalid_argument(std::string("a ") + traits.name + " needs its " + rule.name);
             }
             continue;
@@ -223,6 +225,11 @@ void validate(const CumulativeOperatorDesc& desc) {
     }
     if (desc.initial.data != nullptr && in.sizes[desc.axis] > 1 && desc.initial.byte_strides[desc.axis] != 0) {
         throw std::invalid_argument("initial is a state a line: stride 0 along the axis");
+    }
+    for (std::size_t d = 0; desc.initial.data != nullptr && traits.carries_states && d < in.sizes.size(); ++d) {
+        if (d != desc.axis && in.sizes[d] > 1 && desc.initial.byte_strides[d] == 0) {
+            throw std::invalid_argument("the lines' states are written back: one of its own a line");
+        }
     }
 }
 

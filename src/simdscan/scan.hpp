@@ -93,6 +93,10 @@ struct CumulativeOperatorDesc {
     // values so far weighted by (1 - alpha) to the power of their ages) or without (pandas' recursion: the mean moved
     // towards each value by alpha against the weight (1 - alpha) to the power of the steps since the last value); NaN
     // counts as no value, which ages the others unless ignore_na. alpha and 1 - alpha are rounded to the data type.
+    // Where `initial` is given (OperatorTraits::carries_states), it holds each line's state before its first element,
+    // four values of the type computed in, and gets the state after its last (a chunked array's lines carried from
+    // chunk to chunk): the weighted sums of the values and of their weights, the mean, and 1 while the weights are few
+    // (adjust); or 0, the weight kept, the mean, and 1 before the first value (without).
     struct Weighting {
         double alpha = 1;
         bool adjust = true;
@@ -127,6 +131,7 @@ struct OperatorTraits {
     // to complex), in either byte order, converted a chunk at a time (recurrences/staging.hpp).
     bool on_recurrence_runner;
     bool recurs;                 // CumulativeOperatorDesc::coefficient and initial are required (else refused)
+    bool carries_states;         // CumulativeOperatorDesc::initial is taken: each line's state, in and out
     bool takes_segments;         // exclusive and reset are taken
     bool takes_groups;           // labels and `then` are taken (the recurrences' runner has neither yet)
     bool fills;                  // CumulativeOperatorDesc::fill_limit is taken

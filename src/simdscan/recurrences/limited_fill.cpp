@@ -216,6 +216,7 @@ public:
     }
     bool walks(const Summary&) const { return false; }
     void finish(std::ptrdiff_t, const Summary&) const {}
+    void end(const State&) const {}  // (nothing carried out of the line)
 
 private:
     const RecurrenceJob& desc_;
@@ -283,6 +284,7 @@ public:
             }
         }
     }
+    void end() const {}  // (nothing carried out of the tile)
 
 private:
     const RecurrenceJob& desc_;

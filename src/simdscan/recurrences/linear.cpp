@@ -135,6 +135,7 @@ public:
     State after(std::ptrdiff_t, const Summary& pair, const State& before) const { return state_after(pair, before); }
     bool walks(const Summary& pair) const { return hands_on_walked(pair); }
     void finish(std::ptrdiff_t, const Summary&) const {}
+    void end(const State&) const {}  // (nothing carried out of the line)
 
     T initial() const { return *element_at(static_cast<const T*>(desc_.initial), desc_.initial_strides, l_, c_, 0); }
 
@@ -242,6 +243,7 @@ public:
                                              view.w};
         detail::active_kernels().recurrence.get<T>().rows(rows, desc_.exclusive, streams);
     }
+    void end() const {}  // (nothing carried out of the tile)
 
 private:
     const RecurrenceJob& desc_;

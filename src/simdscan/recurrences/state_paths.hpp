@@ -240,7 +240,7 @@ private:
 //     too, walked from *at (*at then the state the walk reached);
 //   after(k, summary, before): the state after chunk k, from the state before it;
 //   walks(summary): whether after() needs the Summary of a call that wrote (the chain then writes that chunk);
-//   finish(k, summary): once every output of the line is written.
+//   finish(k, summary): once every output of the line is written; end(state): the state after the line's last.
 // On one thread the chunks in turn; on several the summaries first, in parallel, then the states in order, then the
 // outputs in parallel: the same arithmetic either way, so no bit depends on the thread count.
 template <class Walk>
@@ -256,6 +256,7 @@ void walk_line(const Walk& line, std::size_t threads) {
             line.finish(k, own);
             at = line.after(k, own, at);
         }
+        line.end(at);
         return;
     }
     std::vector<Summary> own(static_cast<std::size_t>(count));
@@ -288,6 +289,7 @@ void walk_line(const Walk& line, std::size_t threads) {
     for (std::ptrdiff_t k = 0; k < count; ++k) {
         line.finish(k, own[std::size_t(k)]);
     }
+    line.end(line.after(count - 1, own[std::size_t(count - 1)], states[std::size_t(count - 1)]));
 }
 
 // A job's lines (one a row), line_of(l) the walk of line l: each on one thread, or few long lines each on all of them.
@@ -332,7 +334,8 @@ struct RowsView {
 //   Columns(desc, widest): a thread's state arrays, for tiles of up to `widest` columns;
 //   start(l, c, w): the states before the first row of line l's tile of w columns from column c;
 //   restart(flags, column_step): a segment begins at the next row walked in column j where flags[j * column_step];
-//   walk(view, streams): the view's rows from the states, which it leaves after them.
+//   walk(view, streams): the view's rows from the states, which it leaves after them;
+//   end(): the states after the tile's last row.
 // Operands stored otherwise than as T go through the thread's buffers a band of rows at a time (RowBand), the states
 // carried from band to band: the kernels see the same values, so the bits are the same.
 template <class T, class Columns>
@@ -367,6 +370,7 @@ void walk_rows(const RecurrenceJob& desc, std::size_t threads, bool streams) {
                 w};
             if (!converts) {
                 columns.walk(view, streams);
+                columns.end();
                 continue;
             }
             const auto buffers = ChunkBuffers<T>::of_this_thread();
@@ -392,6 +396,7 @@ void walk_rows(const RecurrenceJob& desc, std::size_t threads, bool streams) {
                 columns.walk(part, false);
                 band.write(part.out, view.out, view.out_step, desc.out_strides.column, w, desc.out_stored);
             }
+            columns.end();
         }
     });
 }

@@ -152,6 +152,31 @@ template void mean_columns(const WeightedMeanRows<double>&, const MeanSteps<doub
 namespace recurrences {
 namespace {
 
+// Line (l, c)'s state in CumulativeOperatorDesc::Weighting's record (`initial`: four values of T, in the order of the
+// rows' state arrays: totals, weights or kept, mean, few or no value yet), or null where the job carries none.
+template <class T>
+T* state_record(const RecurrenceJob& desc, std::ptrdiff_t l, std::ptrdiff_t c) {
+    return desc.initial == nullptr
+               ? nullptr
+               : const_cast<T*>(element_at(static_cast<const T*>(desc.initial), desc.initial_strides, l, c, 0));
+}
+template <class T>
+void record_state(T* record, const detail::WeightedMeanState<T>& state) {
+    record[0] = state.totals, record[1] = state.weights, record[2] = state.mean, record[3] = T(state.few ? 1 : 0);
+}
+template <class T>
+void record_state(T* record, const detail::RecursiveMeanState<T>& state) {
+    record[0] = T(0), record[1] = state.kept, record[2] = state.mean, record[3] = T(state.seen ? 0 : 1);
+}
+template <class T>
+void state_of(const T* record, detail::WeightedMeanState<T>& state) {
+    state.totals = record[0], state.weights = record[1], state.mean = record[2], state.few = record[3] != T(0);
+}
+template <class T>
+void state_of(const T* record, detail::RecursiveMeanState<T>& state) {
+    state.kept = record[1], state.mean = record[2], state.seen = record[3] == T(0);
+}
+
 // A weighted mean's walk of one line (walk_line's Walk): chunk k walked from the state before it, which is the chunks'
 // before it composed (after), so that no bit depends on the thread count; staged where the line is not contiguous.
 template <class T, bool Adjust>
@@ -166,7 +191,24 @@ public:
           alpha_(T(desc.weighting.alpha)), kernels_(detail::active_kernels().recurrence.get<T>()), streams_(streams) {}
 
     std::ptrdiff_t chunks() const { return (desc_.n + chunk - 1) / chunk; }
-    State initial() const { return State(); }
+    State initial() const {
+        State state;
+        if (const T* record = state_record<T>(desc_, l_, c_)) {
+            state_of(record, state);
+        }
+        return state;
+    }
+    void end(const State& state) const {
+        if (T* record = state_record<T>(desc_, l_, c_)) {
+            State last = state;
+            if (last.mean != last.mean && desc_.n > 0) {
+                // A composed mean of no weight left (0 / 0) is the walk's: the line's last output (finish's rule).
+                const void* output = element_at(desc_.out, desc_.out_strides, l_, c_, desc_.n - 1);
+                last.mean = read_one<T>(output, desc_.out_stored);
+            }
+            record_state(record, last);
+        }
+    }
     bool walks(const Chunk&) const { return false; }
 
     // Chunk k's own composition; where `at` is given, its outputs too, walked from *at (then the state after it).
@@ -253,7 +295,8 @@ public:
         : desc_(desc), totals_(static_cast<std::size_t>(widest)), weights_(totals_.size()), means_(totals_.size()),
           few_(totals_.size()) {}
 
-    void start(std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t) {
+    void start(std::ptrdiff_t l, std::ptrdiff_t c, std::ptrdiff_t w) {
+        l_ = l, c_ = c, w_ = w;
         const detail::WeightedMeanState<T> sums;
         const detail::RecursiveMeanState<T> recursion;
         const bool adjust = desc_.weighting.adjust;
@@ -261,6 +304,18 @@ public:
         std::fill(weights_.begin(), weights_.end(), adjust ? sums.weights : recursion.kept);
         std::fill(means_.begin(), means_.end(), adjust ? sums.mean : recursion.mean);
         std::fill(few_.begin(), few_.end(), std::uint8_t(1));  // few weights; no value yet
+        for (std::ptrdiff_t j = 0; desc_.initial != nullptr && j < w; ++j) {
+            const T* record = state_record<T>(desc_, l, c + j);
+            totals_[std::size_t(j)] = record[0], weights_[std::size_t(j)] = record[1];
+            means_[std::size_t(j)] = record[2], few_[std::size_t(j)] = record[3] != T(0) ? 1 : 0;
+        }
+    }
+    void end() const {
+        for (std::ptrdiff_t j = 0; desc_.initial != nullptr && j < w_; ++j) {
+            T* record = state_record<T>(desc_, l_, c_ + j);
+            record[0] = totals_[std::size_t(j)], record[1] = weights_[std::size_t(j)];
+            record[2] = means_[std::size_t(j)], record[3] = T(few_[std::size_t(j)]);
+        }
     }
     void restart(const std::uint8_t*, std::ptrdiff_t) {}  // (a weighted mean takes no segments)
     void walk(const RowsView<T>& view, bool streams) {
@@ -282,6 +337,7 @@ private:
     std::vector<T> weights_;
     std::vector<T> means_;
     std::vector<std::uint8_t> few_;
+    std::ptrdiff_t l_ = 0, c_ = 0, w_ = 0;  // the tile started last
 };
 
 }  // namespace
