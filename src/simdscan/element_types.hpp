@@ -51,6 +51,11 @@ decltype(auto) visit_element_types(DataType t, Visit&& visit) {
 #endif
 }
 
+// Whether elements of t are complex numbers (two parts, each byte-swapped apart; no order).
+constexpr bool is_complex(DataType t) {
+    return t == DataType::complex64 || t == DataType::complex128;
+}
+
 // Whether every element of From converts exactly to To, a wider type (an input read as its result's type: scan.hpp):
 // integers to wider integers that hold their sign, integers to floating types whose mantissa holds all their digits,
 // float32 to float64. float16 (stored as its bits) and complex types are left to the caller's own cast.

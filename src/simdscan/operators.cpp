@@ -1,15 +1,15 @@
 // What each operator takes (scan.hpp's OperatorTraits): the one home of the data type and option rules, which
 // validation and the Python bindings read.
+#include "element_types.hpp"
 #include "scan.hpp"
 
 namespace simdscan {
 namespace {
 
+using detail::is_complex;
+
 bool is_real_floating(DataType t) {
     return t == DataType::float16 || t == DataType::float32 || t == DataType::float64;
-}
-bool is_complex(DataType t) {
-    return t == DataType::complex64 || t == DataType::complex128;
 }
 
 }  // namespace

@@ -113,8 +113,7 @@ std::array<const TensorView*, Role::count> operand_views(const CumulativeOperato
 // Whether the recurrences' runner reads elements of type `from` as `to`'s (recurrences/staging.hpp): by NumPy's
 // 'same_kind' casts (complex only to complex); a fill's outputs are its input's elements, of the output's type.
 bool runner_reads(DataType from, DataType to, bool fills) {
-    const auto complex = [](DataType t) { return t == DataType::complex64 || t == DataType::complex128; };
-    return fills ? from == to : complex(to) || !complex(from);
+    return fills ? from == to : is_complex(to) || !is_complex(from);
 }
 
 // The type a result of type t is computed in on the recurrences' runner (an initial state's): float16's in float32.

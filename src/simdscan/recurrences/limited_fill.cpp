@@ -300,11 +300,8 @@ private:
 
 template <class T>
 void run_limited_fill(const RecurrenceJob& desc) {
-    const std::ptrdiff_t elements = desc.lines * desc.columns * desc.n;
-    const std::size_t threads = threads_of(desc, 2 * elements * std::ptrdiff_t(sizeof(T)));
-    const bool streams = streams_outputs<T>(desc.out, {desc.b}, elements, elements * std::ptrdiff_t(sizeof(T)));
-    walk_job<T, FillColumns<T>>(desc, threads, streams,
-                                [&](std::ptrdiff_t l) { return FillLine<T>(desc, l, streams); });
+    walk_job<T, FillColumns<T>>(desc, {desc.b},
+                                [&](std::ptrdiff_t l, bool streams) { return FillLine<T>(desc, l, streams); });
 }
 template void run_limited_fill<std::uint16_t>(const RecurrenceJob&);
 template void run_limited_fill<float>(const RecurrenceJob&);

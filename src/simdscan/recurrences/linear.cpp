@@ -256,12 +256,8 @@ private:
 
 template <class T>
 void run_linear_recurrence(const RecurrenceJob& desc) {
-    const std::ptrdiff_t elements = desc.lines * desc.columns * desc.n;
-    const std::ptrdiff_t in_bytes = elements * std::ptrdiff_t(sizeof(T)) * (desc.a == nullptr ? 1 : 2);
-    const std::size_t threads = threads_of(desc, in_bytes + elements * std::ptrdiff_t(sizeof(T)));
-    const bool streams = streams_outputs<T>(desc.out, {desc.a, desc.b}, elements, in_bytes);
-    walk_job<T, LinearColumns<T>>(desc, threads, streams,
-                                  [&](std::ptrdiff_t l) { return LinearLine<T>(desc, l, streams); });
+    walk_job<T, LinearColumns<T>>(desc, {desc.a, desc.b},
+                                  [&](std::ptrdiff_t l, bool streams) { return LinearLine<T>(desc, l, streams); });
 }
 template void run_linear_recurrence<float>(const RecurrenceJob&);
 template void run_linear_recurrence<double>(const RecurrenceJob&);

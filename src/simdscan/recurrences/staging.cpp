@@ -41,7 +41,7 @@ void move_elements(const void* from, void* to, std::ptrdiff_t step, std::size_t 
 // (past the caches where `streams`).
 void swap_bytes(DataType type, const void* from, void* to, std::ptrdiff_t count, bool streams = false) {
     const std::size_t size = element_size(type);
-    const std::size_t unit = type == DataType::complex64 || type == DataType::complex128 ? size / 2 : size;
+    const std::size_t unit = is_complex(type) ? size / 2 : size;
     if (unit > 1) {
         active_kernels().copy_byteswapped[byteswap_slot(unit)](from, to, count * std::ptrdiff_t(size / unit), streams);
     } else if (from != to) {

@@ -401,13 +401,22 @@ void walk_rows(const RecurrenceJob& desc, std::size_t threads, bool streams) {
     });
 }
 
-// A family's job: its rows (Columns) where it has columns, else its lines (line_of(l): the walk of line l).
+// A family's job: its rows (Columns) where it has columns, else its lines (line_of(l, streams): the walk of line l),
+// on as many threads as its traffic asks for (each of the operands it reads, those of `read` given, and out, in
+// elements of T), its outputs past the caches where streams_outputs says.
 template <class T, class Columns, class LineOf>
-void walk_job(const RecurrenceJob& desc, std::size_t threads, bool streams, const LineOf& line_of) {
+void walk_job(const RecurrenceJob& desc, std::initializer_list<const void*> read, const LineOf& line_of) {
+    const std::ptrdiff_t elements = desc.lines * desc.columns * desc.n;
+    const std::ptrdiff_t bytes = elements * std::ptrdiff_t(sizeof(T));
+    const std::ptrdiff_t in_bytes = bytes * std::count_if(read.begin(), read.end(), [](const void* p) {
+        return p != nullptr;
+    });
+    const std::size_t threads = threads_of(desc, in_bytes + bytes);
+    const bool streams = streams_outputs<T>(desc.out, read, elements, in_bytes);
     if (desc.columns > 1) {
         walk_rows<T, Columns>(desc, threads, streams);
     } else {
-        walk_lines(desc, threads, line_of);
+        walk_lines(desc, threads, [&](std::ptrdiff_t l) { return line_of(l, streams); });
     }
     detail::order_streamed_stores();  // what this thread streamed (the pool's threads order their own)
 }

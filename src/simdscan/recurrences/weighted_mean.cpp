@@ -344,15 +344,14 @@ private:
 
 template <class T>
 void run_weighted_mean(const RecurrenceJob& desc) {
-    const std::ptrdiff_t elements = desc.lines * desc.n * desc.columns;
-    const std::size_t threads = threads_of(desc, elements * std::ptrdiff_t(2 * sizeof(T)));
-    const bool streams = streams_outputs<T>(desc.out, {desc.b}, elements, elements * std::ptrdiff_t(sizeof(T)));
     if (desc.weighting.adjust) {
-        walk_job<T, MeanColumns<T>>(desc, threads, streams,
-                                    [&](std::ptrdiff_t l) { return MeanLine<T, true>(desc, l, streams); });
+        walk_job<T, MeanColumns<T>>(desc, {desc.b}, [&](std::ptrdiff_t l, bool streams) {
+            return MeanLine<T, true>(desc, l, streams);
+        });
     } else {
-        walk_job<T, MeanColumns<T>>(desc, threads, streams,
-                                    [&](std::ptrdiff_t l) { return MeanLine<T, false>(desc, l, streams); });
+        walk_job<T, MeanColumns<T>>(desc, {desc.b}, [&](std::ptrdiff_t l, bool streams) {
+            return MeanLine<T, false>(desc, l, streams);
+        });
     }
 }
 template void run_weighted_mean<float>(const RecurrenceJob&);
